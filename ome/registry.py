@@ -1,0 +1,732 @@
+"""Signal packs and vocabulary: read the YAML people edit, validate it, compile it to JSON.
+
+The compiled `signals/registry.json` ships with the package and is all the hook loads (orjson,
+no YAML). YAML is imported only on the slow path: `ome signals build`, and user or project packs
+(`<data dir>/signals/*.yaml`, `<project>/.oh-my-experience/signals/*.yaml`), which override
+bundled signals with the same id.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import os
+import re
+import tempfile
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from ome.errors import RegistryError
+from ome.resources import resource_dir
+from ome.signals import (
+    INTENT_MODES,
+    POLARITIES,
+    REGISTRY_SCHEMA,
+    REGISTRY_VERSION,
+    Registry,
+    registry_from_data,
+)
+
+Source = Literal["bundled", "user", "project"]
+
+REGISTRY_FILE = "registry.json"
+PACK_SUFFIXES = (".yaml", ".yml")
+MAX_PACK_BYTES = 2_000_000
+MAX_PHRASE_CHARS = 200
+MAX_NEAR_WINDOW = 200
+# Anchor sets larger than this stop being a cheap prefilter.
+MAX_ANCHORS = 32
+# Bounded repeats up to this count are expanded into literal alternatives when deriving anchors.
+MAX_EXPANDED_REPEAT = 3
+
+PACK_KEYS = frozenset({"pack", "description", "enabled", "signals"})
+SIGNAL_KEYS = frozenset(
+    {
+        "id",
+        "polarity",
+        "weight",
+        "reason",
+        "routes",
+        "intent",
+        "suppresses",
+        "targets",
+        "patterns",
+        "expand",
+        "examples",
+    }
+)
+PATTERN_KEYS = frozenset({"phrases", "regex", "near"})
+REGEX_KEYS = frozenset({"pattern", "anchors"})
+NEAR_KEYS = frozenset({"groups", "window"})
+EXAMPLE_KEYS = frozenset({"positive", "negative"})
+STOPWORD_KEYS = frozenset({"en", "zh"})
+ENVELOPE_KEYS = frozenset({"negation_cues", "task_types", "surfaces", "operations"})
+LEXICON_KEYS = frozenset({"concepts"})
+CONCEPT_KEYS = frozenset({"id", "terms"})
+
+_ID = re.compile(r"^[a-z][a-z0-9_]*$")
+_PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class SignalExample:
+    """One row of a pack's example table: `prompt` must (or must not) fire `signal_id`."""
+
+    signal_id: str
+    should_fire: bool
+    prompt: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class PackFile:
+    path: Path
+    name: str
+    description: str
+    enabled: bool
+    signals: tuple[dict[str, Any], ...]
+    examples: tuple[SignalExample, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BuildResult:
+    path: Path
+    stale: bool
+    written: bool
+    digest: str
+    signal_count: int
+    concept_count: int
+    warnings: tuple[str, ...]
+
+
+# --- reading YAML -------------------------------------------------------------------------
+
+
+def _load_yaml(path: Path) -> Any:
+    yaml = importlib.import_module("yaml")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise RegistryError(f"{path}: cannot read ({error.strerror}); check the path") from error
+    if len(raw) > MAX_PACK_BYTES:
+        raise RegistryError(f"{path}: larger than {MAX_PACK_BYTES} bytes; split the pack")
+    try:
+        return yaml.load(raw.decode("utf-8"), Loader=loader)
+    except UnicodeDecodeError as error:
+        raise RegistryError(f"{path}: not UTF-8; save the file as UTF-8") from error
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        line = f" line {where.line + 1}" if where is not None else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise RegistryError(f"{path}:{line} invalid YAML ({problem}); fix the syntax") from error
+
+
+def _normalize(text: str) -> str:
+    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+
+
+class _Checker:
+    """Validation helpers whose messages name the file, the signal and the fix."""
+
+    def __init__(self, path: Path, where: str = "") -> None:
+        self.path = path
+        self.where = where
+
+    def fail(self, problem: str) -> RegistryError:
+        prefix = f"{self.path}: {self.where}: " if self.where else f"{self.path}: "
+        return RegistryError(prefix + problem)
+
+    def mapping(self, value: object, what: str, allowed: frozenset[str]) -> Mapping[str, Any]:
+        if not isinstance(value, Mapping):
+            raise self.fail(f"{what} must be a mapping, got {type(value).__name__}")
+        unknown = sorted(str(key) for key in value if key not in allowed)
+        if unknown:
+            raise self.fail(
+                f"unknown key {unknown[0]!r} in {what}; use one of {', '.join(sorted(allowed))}"
+            )
+        return value
+
+    def strings(self, value: object, what: str, *, normalize: bool = True) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.fail(f"{what} must be a list of strings")
+        result: list[str] = []
+        for item in value:
+            if not isinstance(item, str) or not item.strip():
+                raise self.fail(f"{what} must hold non-empty strings, got {item!r}")
+            text = _normalize(item) if normalize else item
+            if len(text) > MAX_PHRASE_CHARS:
+                raise self.fail(f"{what} entry {text[:40]!r}... is over {MAX_PHRASE_CHARS} chars")
+            result.append(text)
+        return tuple(dict.fromkeys(result))
+
+    def ids(self, value: object, what: str) -> tuple[str, ...]:
+        ids = self.strings(value, what)
+        for signal_id in ids:
+            if not _ID.match(signal_id):
+                raise self.fail(f"{what} entry {signal_id!r} is not a signal id ([a-z][a-z0-9_]*)")
+        return tuple(sorted(ids))
+
+
+# --- anchors ------------------------------------------------------------------------------
+
+_Strings = frozenset[str]
+
+
+def _join(left: _Strings, right: _Strings) -> _Strings | None:
+    if len(left) * len(right) > MAX_ANCHORS:
+        return None
+    return frozenset(a + b for a in left for b in right)
+
+
+def _finite(name: str, value: Any) -> _Strings | None:
+    """The exact set of strings an item matches, when small and literal; else None."""
+    if name == "LITERAL":
+        return frozenset({chr(value).lower()})
+    if name in {"AT", "ASSERT", "ASSERT_NOT"}:
+        return frozenset({""})
+    if name == "IN":
+        chars: set[str] = set()
+        for item_op, item_value in value:
+            item = str(item_op)
+            if item == "LITERAL":
+                chars.add(chr(item_value).lower())
+            elif item == "RANGE" and item_value[1] - item_value[0] < 10:
+                chars.update(chr(c).lower() for c in range(item_value[0], item_value[1] + 1))
+            else:
+                return None
+        return frozenset(chars) if len(chars) <= MAX_ANCHORS else None
+    if name == "SUBPATTERN":
+        return _sequence(value[3])[1]
+    if name == "ATOMIC_GROUP":
+        return _sequence(value)[1]
+    if name == "BRANCH":
+        union: set[str] = set()
+        for branch in value[1]:
+            whole = _sequence(branch)[1]
+            if whole is None:
+                return None
+            union.update(whole)
+        return frozenset(union) if len(union) <= MAX_ANCHORS else None
+    if name in {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"}:
+        low, high, body = value
+        whole = _sequence(body)[1]
+        if whole is None or high > MAX_EXPANDED_REPEAT:
+            return None
+        result: set[str] = set()
+        power: _Strings | None = frozenset({""})
+        for count in range(high + 1):
+            if power is None:
+                return None
+            if count >= low:
+                result.update(power)
+            power = _join(power, whole)
+        return frozenset(result) if len(result) <= MAX_ANCHORS else None
+    return None
+
+
+def _inner(name: str, value: Any) -> list[_Strings]:
+    """Anchor candidates inside an item that is required but not a small literal set."""
+    if name == "SUBPATTERN":
+        return _sequence(value[3])[0]
+    if name == "ATOMIC_GROUP":
+        return _sequence(value)[0]
+    if name in {"MAX_REPEAT", "MIN_REPEAT", "POSSESSIVE_REPEAT"} and value[0] >= 1:
+        candidates, whole = _sequence(value[2])
+        return candidates + ([whole] if whole is not None else [])
+    if name == "BRANCH":
+        union: set[str] = set()
+        for branch in value[1]:
+            candidates, whole = _sequence(branch)
+            best = _best(candidates + ([whole] if whole is not None else []))
+            if not best:
+                return []
+            union.update(best)
+        return [frozenset(union)] if len(union) <= MAX_ANCHORS else []
+    return []
+
+
+def _sequence(items: Iterable[tuple[Any, Any]]) -> tuple[list[_Strings], _Strings | None]:
+    """Anchor candidates of a concatenation, and its exact string set when finite."""
+    candidates: list[_Strings] = []
+    run: _Strings = frozenset({""})
+    whole: _Strings | None = frozenset({""})
+    for op, value in items:
+        name = str(op)
+        finite = _finite(name, value)
+        if finite is None:
+            candidates.append(run)
+            candidates.extend(_inner(name, value))
+            run, whole = frozenset({""}), None
+            continue
+        joined = _join(run, finite)
+        if joined is None:
+            candidates.append(run)
+            run = finite
+        else:
+            run = joined
+        whole = _join(whole, finite) if whole is not None else None
+    candidates.append(run)
+    return candidates, whole
+
+
+def _weight(anchor: str) -> int:
+    # A Han character is far rarer in a prompt than an ASCII letter.
+    return sum(1 if char.isascii() else 3 for char in anchor)
+
+
+def _best(candidates: Iterable[_Strings]) -> tuple[str, ...]:
+    best: tuple[str, ...] = ()
+    best_key: tuple[int, int] | None = None
+    for candidate in candidates:
+        anchors = {anchor.strip() for anchor in candidate}
+        if not anchors or any(_weight(anchor) < 2 for anchor in anchors):
+            continue
+        # An anchor containing another anchor of the set adds nothing.
+        minimal = tuple(sorted(a for a in anchors if not any(b != a and b in a for b in anchors)))
+        # Past a few characters an anchor is selective enough; then fewer anchors is cheaper.
+        key = (min(min(_weight(anchor) for anchor in minimal), 6), -len(minimal))
+        if best_key is None or key > best_key or (key == best_key and minimal < best):
+            best, best_key = minimal, key
+    return best
+
+
+def derive_anchors(pattern: str) -> tuple[str, ...]:
+    """Literal substrings one of which every match of `pattern` contains; () when none is found.
+
+    Uses the stdlib regex parser; patterns using `regex`-only syntax get no anchors.
+    """
+    parser = importlib.import_module("re._parser")
+    try:
+        tree = parser.parse(pattern, re.ASCII)
+    except Exception:  # noqa: BLE001 - any parse failure just means "no anchors"
+        return ()
+    candidates, whole = _sequence(list(tree))
+    return _best(candidates + ([whole] if whole is not None else []))
+
+
+# --- packs --------------------------------------------------------------------------------
+
+
+def _compile_regex(check: _Checker, rule: object) -> dict[str, Any]:
+    if isinstance(rule, str):
+        rule = {"pattern": rule}
+    body = check.mapping(rule, "a regex entry", REGEX_KEYS)
+    pattern = body.get("pattern")
+    if not isinstance(pattern, str) or not pattern:
+        raise check.fail("regex entry needs a non-empty `pattern` string")
+    regex = importlib.import_module("regex")
+    try:
+        compiled = regex.compile(pattern, regex.ASCII)
+    except regex.error as error:
+        raise check.fail(f"bad regex {pattern!r} ({error}); fix the pattern") from error
+    if compiled.search("") is not None:
+        raise check.fail(f"regex {pattern!r} matches the empty string; make a part required")
+    if "anchors" in body:
+        anchors = tuple(sorted(check.strings(body["anchors"], "regex anchors")))
+    else:
+        anchors = derive_anchors(pattern)
+    return {"pattern": pattern, "anchors": list(anchors)}
+
+
+def _compile_near(check: _Checker, rule: object) -> dict[str, Any]:
+    body = check.mapping(rule, "a near entry", NEAR_KEYS)
+    groups = body.get("groups")
+    if not isinstance(groups, list) or len(groups) < 2:
+        raise check.fail("near entry needs `groups`: a list of at least two term lists")
+    window = body.get("window")
+    if not isinstance(window, int) or isinstance(window, bool) or not 0 <= window <= 200:
+        raise check.fail(f"near `window` must be an integer 0..{MAX_NEAR_WINDOW}")
+    compiled_groups = [list(check.strings(group, "a near group")) for group in groups]
+    if not all(compiled_groups):
+        raise check.fail("near groups must not be empty")
+    return {"groups": compiled_groups, "window": window}
+
+
+def _compile_signal(
+    path: Path, pack: str, raw: object
+) -> tuple[dict[str, Any], list[SignalExample]]:
+    signal_id = raw.get("id") if isinstance(raw, Mapping) else None
+    check = _Checker(path, f"signal {signal_id!r}" if signal_id else "a signal")
+    body = check.mapping(raw, "a signal", SIGNAL_KEYS)
+    if not isinstance(signal_id, str) or not _ID.match(signal_id):
+        raise check.fail("`id` must match [a-z][a-z0-9_]* (for example `ui_surface`)")
+    polarity = body.get("polarity")
+    if polarity not in POLARITIES:
+        raise check.fail(f"`polarity` is {polarity!r}; use `positive` or `negative`")
+    weight = body.get("weight")
+    if not isinstance(weight, int | float) or isinstance(weight, bool) or not 0 < weight <= 1:
+        raise check.fail(f"`weight` is {weight!r}; use a number in (0, 1]")
+    reason = body.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise check.fail("`reason` is missing; say in one line what the signal means")
+    routes = body.get("routes", False)
+    if not isinstance(routes, bool):
+        raise check.fail("`routes` must be true or false")
+    intent = body.get("intent")
+    if intent is not None and intent not in INTENT_MODES:
+        raise check.fail(f"`intent` is {intent!r}; use null or one of {', '.join(INTENT_MODES)}")
+    suppresses = check.ids(body.get("suppresses"), "`suppresses`")
+    targets = check.ids(body.get("targets"), "`targets`")
+    if targets and polarity != "negative":
+        raise check.fail("only negative signals may have `targets`; remove them or flip polarity")
+    if signal_id in suppresses:
+        raise check.fail("a signal cannot suppress itself; remove its own id from `suppresses`")
+    patterns = check.mapping(body.get("patterns", {}), "`patterns`", PATTERN_KEYS)
+    phrases = sorted(check.strings(patterns.get("phrases"), "`patterns.phrases`"))
+    regexes = patterns.get("regex") or []
+    nears = patterns.get("near") or []
+    if not isinstance(regexes, list) or not isinstance(nears, list):
+        raise check.fail("`patterns.regex` and `patterns.near` must be lists")
+    if not (phrases or regexes or nears):
+        raise check.fail("no patterns; add `patterns.phrases`, `patterns.regex` or `patterns.near`")
+    examples = check.mapping(body.get("examples", {}), "`examples`", EXAMPLE_KEYS)
+    rows = [
+        SignalExample(signal_id, expected, prompt, path)
+        for key, expected in (("positive", True), ("negative", False))
+        for prompt in check.strings(examples.get(key), f"`examples.{key}`", normalize=False)
+    ]
+    compiled = {
+        "id": signal_id,
+        "pack": pack,
+        "polarity": polarity,
+        "weight": float(weight),
+        "reason": " ".join(reason.split()),
+        "routes": routes,
+        "intent": intent,
+        "suppresses": list(suppresses),
+        "targets": list(targets),
+        "phrases": phrases,
+        "regex": [_compile_regex(check, rule) for rule in regexes],
+        "near": [_compile_near(check, rule) for rule in nears],
+        "expand": list(check.strings(body.get("expand"), "`expand`")),
+        "enabled": True,
+    }
+    return compiled, rows
+
+
+def read_pack(path: Path) -> PackFile:
+    """Read and validate one pack file; raise RegistryError naming the file and the fix."""
+    check = _Checker(path)
+    body = check.mapping(_load_yaml(path), "the pack file", PACK_KEYS)
+    name = body.get("pack")
+    if not isinstance(name, str) or not _PACK_NAME.match(name):
+        raise check.fail("`pack` must name the pack ([a-z][a-z0-9_-]*), e.g. `pack: my-team`")
+    description = body.get("description", "")
+    enabled = body.get("enabled", True)
+    if not isinstance(description, str) or not isinstance(enabled, bool):
+        raise check.fail("`description` must be a string and `enabled` true or false")
+    raw_signals = body.get("signals") or []
+    if not isinstance(raw_signals, list):
+        raise check.fail("`signals` must be a list")
+    signals: list[dict[str, Any]] = []
+    examples: list[SignalExample] = []
+    seen: set[str] = set()
+    for raw in raw_signals:
+        compiled, rows = _compile_signal(path, name, raw)
+        if compiled["id"] in seen:
+            raise check.fail(f"signal {compiled['id']!r} is defined twice; keep one definition")
+        seen.add(compiled["id"])
+        signals.append(compiled)
+        examples.extend(rows)
+    return PackFile(
+        path, name, " ".join(description.split()), enabled, tuple(signals), tuple(examples)
+    )
+
+
+def pack_examples(paths: Iterable[Path]) -> tuple[SignalExample, ...]:
+    """Every example row of the given packs, in file order."""
+    return tuple(row for path in paths for row in read_pack(path).examples)
+
+
+def pack_paths(directory: Path) -> tuple[Path, ...]:
+    """The pack files directly in `directory`, sorted by name; () when it does not exist."""
+    if not directory.is_dir():
+        return ()
+    return tuple(
+        sorted(p for p in directory.iterdir() if p.suffix in PACK_SUFFIXES and p.is_file())
+    )
+
+
+def bundled_pack_paths() -> tuple[Path, ...]:
+    return pack_paths(resource_dir("signals") / "packs")
+
+
+def user_pack_paths(data_dir: Path | None) -> tuple[Path, ...]:
+    return pack_paths(data_dir / "signals") if data_dir is not None else ()
+
+
+def project_pack_paths(project_root: Path | None) -> tuple[Path, ...]:
+    if project_root is None:
+        return ()
+    return pack_paths(project_root / ".oh-my-experience" / "signals")
+
+
+# --- vocabulary ---------------------------------------------------------------------------
+
+
+def _labelled_terms(check: _Checker, value: object, what: str) -> dict[str, list[str]]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise check.fail(f"`{what}` must map a label to a list of terms")
+    result: dict[str, list[str]] = {}
+    for label, terms in value.items():
+        if not isinstance(label, str) or not _ID.match(label):
+            raise check.fail(f"`{what}` label {label!r} must match [a-z][a-z0-9_]*")
+        result[label] = sorted(check.strings(terms, f"`{what}.{label}`"))
+    return result
+
+
+def _read_concepts(path: Path) -> list[dict[str, Any]]:
+    check = _Checker(path)
+    body = check.mapping(_load_yaml(path), "the lexicon file", LEXICON_KEYS)
+    raw = body.get("concepts")
+    if not isinstance(raw, list):
+        raise check.fail("`concepts` must be a list of {id, terms}")
+    concepts: dict[str, list[str]] = {}
+    owner: dict[str, str] = {}
+    for item in raw:
+        concept_id = item.get("id") if isinstance(item, Mapping) else None
+        item_check = _Checker(path, f"concept {concept_id!r}")
+        entry = item_check.mapping(item, "a concept", CONCEPT_KEYS)
+        if not isinstance(concept_id, str) or not _ID.match(concept_id):
+            raise item_check.fail("`id` must match [a-z][a-z0-9_]*")
+        if concept_id in concepts:
+            raise item_check.fail("defined twice; merge the two entries")
+        terms = item_check.strings(entry.get("terms"), "`terms`")
+        if len(terms) < 2:
+            raise item_check.fail("a concept needs at least two terms (a synonym set)")
+        for term in terms:
+            if term in owner:
+                raise item_check.fail(
+                    f"term {term!r} is also in concept {owner[term]!r}; keep it in one concept"
+                )
+            owner[term] = concept_id
+        concepts[concept_id] = list(terms)
+    return [{"id": key, "terms": concepts[key]} for key in sorted(concepts)]
+
+
+def read_vocabulary(directory: Path) -> dict[str, Any]:
+    """Stopwords, envelope vocabulary and lexicon from `directory`, validated and normalised."""
+    stop_path = directory / "stopwords.yaml"
+    stop_check = _Checker(stop_path)
+    stopwords = stop_check.mapping(_load_yaml(stop_path), "the stopwords file", STOPWORD_KEYS)
+    env_path = directory / "envelope.yaml"
+    env_check = _Checker(env_path)
+    envelope = env_check.mapping(_load_yaml(env_path), "the envelope file", ENVELOPE_KEYS)
+    cues = env_check.mapping(envelope.get("negation_cues", {}), "`negation_cues`", STOPWORD_KEYS)
+    return {
+        "stopwords": {
+            lang: sorted(stop_check.strings(stopwords.get(lang), f"`{lang}`"))
+            for lang in sorted(STOPWORD_KEYS)
+        },
+        "negation_cues": {
+            lang: sorted(env_check.strings(cues.get(lang), f"`negation_cues.{lang}`"))
+            for lang in sorted(STOPWORD_KEYS)
+        },
+        "task_types": _labelled_terms(env_check, envelope.get("task_types"), "task_types"),
+        "surfaces": _labelled_terms(env_check, envelope.get("surfaces"), "surfaces"),
+        "operations": _labelled_terms(env_check, envelope.get("operations"), "operations"),
+        "concepts": _read_concepts(directory / "lexicon.yaml"),
+    }
+
+
+# --- compiling and merging ----------------------------------------------------------------
+
+
+def registry_digest(data: Mapping[str, Any]) -> str:
+    """sha256 of the canonical (sorted, compact) JSON of everything but the digest itself."""
+    body = {key: value for key, value in data.items() if key != "digest"}
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+def render_registry(data: Mapping[str, Any]) -> bytes:
+    return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
+
+
+def _check_references(signals: Mapping[str, dict[str, Any]], origin: Mapping[str, Path]) -> None:
+    known = sorted(signals)
+    for signal_id in known:
+        signal = signals[signal_id]
+        for key in ("suppresses", "targets"):
+            for other in signal[key]:
+                if other not in signals:
+                    near = difflib.get_close_matches(other, known, n=3, cutoff=0.5)
+                    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                    raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
+                        f"`{key}` names unknown signal {other!r}{hint}; use a registered id"
+                    )
+                if key == "targets" and signals[other]["polarity"] != "positive":
+                    raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
+                        f"`targets` names {other!r}, which is not positive; target positive ids"
+                    )
+
+
+def merge_packs(
+    data: Mapping[str, Any], layers: Sequence[tuple[Source, Sequence[Path]]]
+) -> dict[str, Any]:
+    """Add each layer's packs on top of compiled `data`; a later layer's id replaces earlier ones.
+
+    A pack file may carry no signals and `enabled: false` to switch off a pack of that name.
+    """
+    signals = {item["id"]: dict(item) for item in data["signals"]}
+    packs = {item["name"]: dict(item) for item in data["packs"]}
+    origin = {signal_id: Path(f"<{signals[signal_id]['pack']} pack>") for signal_id in signals}
+    for source, paths in layers:
+        seen: dict[str, Path] = {}
+        for pack in (read_pack(path) for path in paths):
+            packs[pack.name] = {
+                "name": pack.name,
+                "description": pack.description,
+                "enabled": pack.enabled,
+                "source": source,
+            }
+            for signal in pack.signals:
+                if signal["id"] in seen:
+                    raise RegistryError(
+                        f"{pack.path}: signal {signal['id']!r} is also defined in "
+                        f"{seen[signal['id']]}; keep one definition per {source} layer"
+                    )
+                seen[signal["id"]] = pack.path
+                signals[signal["id"]] = signal
+                origin[signal["id"]] = pack.path
+    _check_references(signals, origin)
+    for signal in signals.values():
+        signal["enabled"] = bool(packs.get(signal["pack"], {}).get("enabled", True))
+    merged: dict[str, Any] = {
+        "schema": REGISTRY_SCHEMA,
+        "version": REGISTRY_VERSION,
+        "packs": [packs[name] for name in sorted(packs)],
+        "signals": [signals[signal_id] for signal_id in sorted(signals)],
+        "vocabulary": data["vocabulary"],
+    }
+    merged["digest"] = registry_digest(merged)
+    return merged
+
+
+def compile_registry(
+    pack_paths: Sequence[Path], vocabulary_dir: Path, *, source: Source = "bundled"
+) -> dict[str, Any]:
+    """Compile pack files and the vocabulary into the registry document (with its digest)."""
+    empty = {"signals": [], "packs": [], "vocabulary": read_vocabulary(vocabulary_dir)}
+    return merge_packs(empty, [(source, pack_paths)])
+
+
+def registry_warnings(data: Mapping[str, Any]) -> tuple[str, ...]:
+    """Regexes with no anchors: they run on every prompt, which the hook pays for."""
+    return tuple(
+        f"{signal['pack']}/{signal['id']}: regex {rule['pattern']!r} has no literal anchor and "
+        "runs on every prompt; add `anchors:`"
+        for signal in data["signals"]
+        for rule in signal["regex"]
+        if not rule["anchors"]
+    )
+
+
+def _write_atomic(path: Path, content: bytes) -> None:
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(content)
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def build_bundled_registry(check: bool = False, root: Path | None = None) -> BuildResult:
+    """Compile the bundled packs; write `registry.json`, or with `check` only report staleness."""
+    signals_dir = root if root is not None else resource_dir("signals")
+    data = compile_registry(pack_paths(signals_dir / "packs"), signals_dir / "vocabulary")
+    content = render_registry(data)
+    target = signals_dir / REGISTRY_FILE
+    try:
+        current: bytes | None = target.read_bytes()
+    except FileNotFoundError:
+        current = None
+    stale = current != content
+    written = stale and not check
+    if written:
+        _write_atomic(target, content)
+    return BuildResult(
+        path=target,
+        stale=stale,
+        written=written,
+        digest=data["digest"],
+        signal_count=len(data["signals"]),
+        concept_count=len(data["vocabulary"]["concepts"]),
+        warnings=registry_warnings(data),
+    )
+
+
+# --- loading ------------------------------------------------------------------------------
+
+
+def bundled_registry_data() -> dict[str, Any]:
+    """The shipped compiled registry; compiled from the packs if the JSON file is missing."""
+    signals_dir = resource_dir("signals")
+    path = signals_dir / REGISTRY_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return compile_registry(pack_paths(signals_dir / "packs"), signals_dir / "vocabulary")
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as error:
+        raise RegistryError(f"{path}: not valid JSON; run `ome signals build`") from error
+    if not isinstance(data, dict):
+        raise RegistryError(f"{path}: not a registry document; run `ome signals build`")
+    return data
+
+
+def load_registry_data(
+    data_dir: Path | None = None, project_root: Path | None = None
+) -> dict[str, Any]:
+    """Bundled registry data with user, then project packs layered on top."""
+    data = bundled_registry_data()
+    layers: list[tuple[Source, Sequence[Path]]] = [
+        ("user", user_pack_paths(data_dir)),
+        ("project", project_pack_paths(project_root)),
+    ]
+    if any(paths for _, paths in layers):
+        return merge_packs(data, layers)
+    return data
+
+
+def load_registry(data_dir: Path | None = None, project_root: Path | None = None) -> Registry:
+    """The registry the engine uses: the shipped JSON, plus any user and project packs."""
+    return registry_from_data(load_registry_data(data_dir, project_root))
+
+
+__all__ = [
+    "BuildResult",
+    "PackFile",
+    "SignalExample",
+    "build_bundled_registry",
+    "bundled_pack_paths",
+    "bundled_registry_data",
+    "compile_registry",
+    "derive_anchors",
+    "load_registry",
+    "load_registry_data",
+    "merge_packs",
+    "pack_examples",
+    "pack_paths",
+    "project_pack_paths",
+    "read_pack",
+    "read_vocabulary",
+    "registry_digest",
+    "registry_warnings",
+    "render_registry",
+    "user_pack_paths",
+]

@@ -1,0 +1,510 @@
+"""Signals: named detectors over a prompt, compiled from YAML packs into plain data.
+
+Detection is pure and cheap on the hook path: phrases are found by substring search with ASCII
+word boundaries, and a regex is compiled (lazily, once per registry) only when one of its literal
+anchors occurs in the prompt. Regexes use `regex` syntax with ASCII `\\b`/`\\w` semantics, so
+`\\bgit\\b` matches in "用git提交" just as the phrase `git` does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal, cast
+
+from ome.errors import RegistryError
+
+Polarity = Literal["positive", "negative"]
+IntentMode = Literal["execute", "discuss", "explain", "review", "plan", "debug", "operate"]
+
+POLARITIES: tuple[Polarity, ...] = ("positive", "negative")
+INTENT_MODES: tuple[IntentMode, ...] = (
+    "execute",
+    "discuss",
+    "explain",
+    "review",
+    "plan",
+    "debug",
+    "operate",
+)
+REGISTRY_SCHEMA = "ome-signal-registry"
+REGISTRY_VERSION = 1
+# Spans kept per hit: enough for the engine to tell a negated mention from a real one.
+MAX_SPANS_PER_HIT = 16
+# A composition looks at most this many occurrences of its rarest term, bounding huge prompts.
+MAX_NEAR_OCCURRENCES = 64
+
+_ASCII_WORD = re.compile(r"[a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class RegexPattern:
+    """A regex and the literals one of which every match contains (empty: always run)."""
+
+    pattern: str
+    anchors: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NearPattern:
+    """A composition: one term of every group, at most `window` characters apart."""
+
+    groups: tuple[tuple[str, ...], ...]
+    window: int
+
+
+@dataclass(frozen=True, slots=True)
+class Signal:
+    id: str
+    polarity: Polarity
+    weight: float
+    reason: str
+    routes: bool
+    intent: IntentMode | None
+    suppresses: tuple[str, ...]
+    targets: tuple[str, ...]
+    phrases: tuple[str, ...]
+    regexes: tuple[RegexPattern, ...]
+    near: tuple[NearPattern, ...]
+    expand: tuple[str, ...]
+    pack: str
+    enabled: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """A bilingual synonym set: every term names the same engineering idea."""
+
+    id: str
+    terms: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Vocabulary:
+    stopwords_en: frozenset[str]
+    stopwords_zh: frozenset[str]
+    negation_cues: tuple[str, ...]
+    task_types: tuple[tuple[str, tuple[str, ...]], ...]
+    surfaces: tuple[tuple[str, tuple[str, ...]], ...]
+    operations: tuple[tuple[str, tuple[str, ...]], ...]
+    concepts: tuple[Concept, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Pack:
+    name: str
+    description: str
+    enabled: bool
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """Every known signal (sorted by id), the engine's vocabulary and the content digest."""
+
+    signals: tuple[Signal, ...]
+    vocabulary: Vocabulary
+    digest: str
+    packs: tuple[Pack, ...] = ()
+    _by_id: dict[str, Signal] = field(init=False, repr=False, compare=False, hash=False)
+    # Compiled regexes by pattern text; filled lazily by detection, never serialised.
+    _compiled: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {signal.id: signal for signal in self.signals})
+        object.__setattr__(self, "_compiled", {})
+
+    def get(self, signal_id: str) -> Signal | None:
+        """Return the signal with this id, or None when it is not registered."""
+        return self._by_id.get(signal_id)
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return tuple(signal.id for signal in self.signals)
+
+    def compiled_patterns(self) -> tuple[str, ...]:
+        """The regexes compiled so far, sorted: proof that anchor gating skips the rest."""
+        return tuple(sorted(self._compiled))
+
+
+@dataclass(frozen=True, slots=True)
+class SignalHit:
+    id: str
+    polarity: Polarity
+    weight: float
+    start: int
+    end: int
+    text: str
+    routes: bool
+    intent: IntentMode | None
+    # Every matched span (earliest first, capped), so a caller can ignore negated mentions.
+    spans: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Suppression:
+    """Signal `id` matched but was switched off because signal `by` fired."""
+
+    id: str
+    by: str
+
+
+@dataclass(frozen=True, slots=True)
+class Detection:
+    hits: tuple[SignalHit, ...]
+    suppressed: tuple[Suppression, ...]
+
+    @property
+    def fired_ids(self) -> tuple[str, ...]:
+        """Ids of the signals that fired and were not suppressed, sorted."""
+        return tuple(sorted({hit.id for hit in self.hits}))
+
+    def hit(self, signal_id: str) -> SignalHit | None:
+        return next((hit for hit in self.hits if hit.id == signal_id), None)
+
+
+def normalize_text(text: str) -> str:
+    """NFKC-fold (full-width forms) and lower-case: the text form detection expects."""
+    return unicodedata.normalize("NFKC", text).lower()
+
+
+def _is_ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def find_phrase(text: str, phrase: str, limit: int | None = None) -> list[tuple[int, int]]:
+    """Spans of `phrase` in `text`; an ASCII letter/digit at a phrase edge must not touch another.
+
+    So `git` is not found in `github`, while CJK phrases match anywhere inside a Han run.
+    """
+    if not phrase:
+        return []
+    check_start = _is_ascii_alnum(phrase[0])
+    check_end = _is_ascii_alnum(phrase[-1])
+    size = len(phrase)
+    spans: list[tuple[int, int]] = []
+    index = text.find(phrase)
+    while index >= 0:
+        end = index + size
+        start_ok = not check_start or index == 0 or not _is_ascii_alnum(text[index - 1])
+        end_ok = not check_end or end == len(text) or not _is_ascii_alnum(text[end])
+        if start_ok and end_ok:
+            spans.append((index, end))
+            if limit is not None and len(spans) >= limit:
+                break
+            index = text.find(phrase, end)
+        else:
+            index = text.find(phrase, index + 1)
+    return spans
+
+
+@lru_cache(maxsize=8192)
+def _requirements(phrase: str) -> tuple[frozenset[str], frozenset[str]]:
+    """ASCII words and non-ASCII characters a text must contain for `phrase` to be found."""
+    words = frozenset(_ASCII_WORD.findall(phrase))
+    wide = frozenset(char for char in phrase if not char.isascii() and not char.isspace())
+    return words, wide
+
+
+@dataclass(frozen=True, slots=True)
+class _Prompt:
+    """The prompt plus its word and character sets, computed once per detection."""
+
+    text: str
+    words: frozenset[str]
+    chars: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Prompt:
+        return cls(text, frozenset(_ASCII_WORD.findall(text)), frozenset(text))
+
+    def find(self, phrase: str, limit: int | None = MAX_SPANS_PER_HIT) -> list[tuple[int, int]]:
+        # With the boundary rule every ASCII word of a found phrase is a whole word of the text,
+        # so a missing word (or character) proves absence without scanning the text.
+        words, wide = _requirements(phrase)
+        if not words <= self.words or not wide <= self.chars:
+            return []
+        return find_phrase(self.text, phrase, limit)
+
+
+def _compiled(registry: Registry, pattern: str) -> Any:
+    compiled = registry._compiled.get(pattern)
+    if compiled is None:
+        regex = importlib.import_module("regex")
+        compiled = regex.compile(pattern, regex.ASCII)
+        registry._compiled[pattern] = compiled
+    return compiled
+
+
+def _regex_spans(registry: Registry, rule: RegexPattern, prompt: _Prompt) -> list[tuple[int, int]]:
+    if rule.anchors and not any(anchor in prompt.text for anchor in rule.anchors):
+        return []
+    spans: list[tuple[int, int]] = []
+    for match in _compiled(registry, rule.pattern).finditer(prompt.text):
+        if match.end() > match.start():
+            spans.append((match.start(), match.end()))
+            if len(spans) >= MAX_SPANS_PER_HIT:
+                break
+    return spans
+
+
+def _near_spans(rule: NearPattern, prompt: _Prompt) -> list[tuple[int, int]]:
+    """Clusters holding one term of each group whose gap (latest start - earliest end) fits."""
+    occurrences: list[list[tuple[int, int]]] = []
+    for group in rule.groups:
+        found = sorted(
+            {span for term in group for span in prompt.find(term, MAX_NEAR_OCCURRENCES * 4)}
+        )
+        if not found:
+            return []
+        occurrences.append(found)
+    pivot_index = min(range(len(occurrences)), key=lambda i: (len(occurrences[i]), i))
+    spans: list[tuple[int, int]] = []
+    for pivot in occurrences[pivot_index][:MAX_NEAR_OCCURRENCES]:
+        chosen = [pivot]
+        for index, group_spans in enumerate(occurrences):
+            if index != pivot_index:
+                chosen.append(min(group_spans, key=lambda span: (_gap(pivot, span), span)))
+        latest_start = max(start for start, _ in chosen)
+        earliest_end = min(end for _, end in chosen)
+        if latest_start - earliest_end <= rule.window:
+            spans.append((min(start for start, _ in chosen), max(end for _, end in chosen)))
+    return spans
+
+
+def _gap(first: tuple[int, int], second: tuple[int, int]) -> int:
+    return max(first[0], second[0]) - min(first[1], second[1])
+
+
+def _signal_spans(registry: Registry, signal: Signal, prompt: _Prompt) -> list[tuple[int, int]]:
+    spans: set[tuple[int, int]] = set()
+    for phrase in signal.phrases:
+        spans.update(prompt.find(phrase))
+    for rule in signal.regexes:
+        spans.update(_regex_spans(registry, rule, prompt))
+    for near in signal.near:
+        spans.update(_near_spans(near, prompt))
+    return sorted(spans, key=lambda span: (span[0], -span[1]))[:MAX_SPANS_PER_HIT]
+
+
+def detect_signals(registry: Registry, text: str) -> Detection:
+    """Run every enabled signal over `text` (already `normalize_text`-ed) and apply suppression.
+
+    Suppression is order-independent: every signal that matched switches off the ids it
+    `suppresses`, whether or not it is itself suppressed.
+    """
+    prompt = _Prompt.of(text)
+    matched: list[SignalHit] = []
+    for signal in registry.signals:
+        if not signal.enabled:
+            continue
+        spans = _signal_spans(registry, signal, prompt)
+        if spans:
+            start, end = spans[0]
+            matched.append(
+                SignalHit(
+                    id=signal.id,
+                    polarity=signal.polarity,
+                    weight=signal.weight,
+                    start=start,
+                    end=end,
+                    text=text[start:end],
+                    routes=signal.routes,
+                    intent=signal.intent,
+                    spans=tuple(spans),
+                )
+            )
+    matched_ids = {hit.id for hit in matched}
+    pairs = sorted(
+        {
+            (target, hit.id)
+            for hit in matched
+            for target in registry._by_id[hit.id].suppresses
+            if target in matched_ids and target != hit.id
+        }
+    )
+    suppressed_ids = {target for target, _ in pairs}
+    hits = sorted(
+        (hit for hit in matched if hit.id not in suppressed_ids),
+        key=lambda hit: (hit.start, hit.id),
+    )
+    return Detection(
+        hits=tuple(hits),
+        suppressed=tuple(Suppression(id=target, by=by) for target, by in pairs),
+    )
+
+
+def find_concepts(registry: Registry, text: str) -> tuple[Concept, ...]:
+    """Lexicon concepts with at least one term in `text` (normalised), sorted by id."""
+    prompt = _Prompt.of(text)
+    return tuple(
+        concept
+        for concept in registry.vocabulary.concepts
+        if any(prompt.find(term, 1) for term in concept.terms)
+    )
+
+
+def _id_key(value: str) -> str:
+    return re.sub(r"[\s\-.]+", "_", value.strip().lower())
+
+
+def nearest_signal_ids(registry: Registry, unknown: str, limit: int = 3) -> tuple[str, ...]:
+    """Registered ids that look like `unknown` (a typo or an old name), closest first."""
+    key = _id_key(unknown)
+    key_words = {word for word in key.split("_") if word}
+    scored: list[tuple[float, str]] = []
+    for signal_id in registry.ids:
+        ratio = difflib.SequenceMatcher(None, key, signal_id).ratio()
+        words = set(signal_id.split("_"))
+        union = key_words | words
+        overlap = len(key_words & words) / len(union) if union else 0.0
+        score = max(ratio, overlap)
+        if score >= 0.45:
+            scored.append((-score, signal_id))
+    return tuple(signal_id for _, signal_id in sorted(scored)[:limit])
+
+
+def unknown_signal_ids(registry: Registry, ids: Iterable[str]) -> tuple[str, ...]:
+    """The ids a card names that the registry does not know, in first-seen order."""
+    return tuple(dict.fromkeys(i for i in ids if registry.get(i) is None))
+
+
+def trigger_contract_violations(
+    registry: Registry,
+    triggers: Sequence[str],
+    required_ids: Sequence[str],
+    *,
+    mode: Literal["all", "any"] = "all",
+) -> tuple[tuple[str, str], ...]:
+    """(phrase, signal id) pairs where a card's own trigger phrase does not fire its signals.
+
+    `mode="all"` (for `required_all`) wants every id per phrase; `mode="any"` (for `positive`)
+    wants at least one and then reports each id. Unknown ids are left to `unknown_signal_ids`.
+    """
+    ids = tuple(i for i in dict.fromkeys(required_ids) if registry.get(i) is not None)
+    violations: list[tuple[str, str]] = []
+    if not ids:
+        return ()
+    for phrase in triggers:
+        fired = set(detect_signals(registry, normalize_text(phrase)).fired_ids)
+        missing = [signal_id for signal_id in ids if signal_id not in fired]
+        if mode == "any" and len(missing) < len(ids):
+            continue
+        violations.extend((phrase, signal_id) for signal_id in missing)
+    return tuple(violations)
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return tuple(str(item) for item in cast(Sequence[object], value or ()))
+
+
+def _labelled(value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    mapping = cast(Mapping[str, object], value or {})
+    return tuple((label, _strings(mapping[label])) for label in sorted(mapping))
+
+
+def _signal_from_data(item: Mapping[str, Any]) -> Signal:
+    return Signal(
+        id=item["id"],
+        polarity=item["polarity"],
+        weight=float(item["weight"]),
+        reason=item["reason"],
+        routes=bool(item["routes"]),
+        intent=item.get("intent"),
+        suppresses=_strings(item.get("suppresses")),
+        targets=_strings(item.get("targets")),
+        phrases=_strings(item.get("phrases")),
+        regexes=tuple(
+            RegexPattern(pattern=rule["pattern"], anchors=_strings(rule.get("anchors")))
+            for rule in item.get("regex", ())
+        ),
+        near=tuple(
+            NearPattern(
+                groups=tuple(_strings(group) for group in rule["groups"]),
+                window=int(rule["window"]),
+            )
+            for rule in item.get("near", ())
+        ),
+        expand=_strings(item.get("expand")),
+        pack=item["pack"],
+        enabled=bool(item.get("enabled", True)),
+    )
+
+
+def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
+    stopwords = data.get("stopwords", {})
+    cues = data.get("negation_cues", {})
+    return Vocabulary(
+        stopwords_en=frozenset(_strings(stopwords.get("en"))),
+        stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
+        negation_cues=tuple(sorted(set(_strings(cues.get("en")) + _strings(cues.get("zh"))))),
+        task_types=_labelled(data.get("task_types")),
+        surfaces=_labelled(data.get("surfaces")),
+        operations=_labelled(data.get("operations")),
+        concepts=tuple(
+            Concept(id=item["id"], terms=_strings(item["terms"]))
+            for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
+        ),
+    )
+
+
+def registry_from_data(data: Mapping[str, Any]) -> Registry:
+    """Build the registry from the compiled JSON document (see `ome.registry`)."""
+    if data.get("schema") != REGISTRY_SCHEMA or data.get("version") != REGISTRY_VERSION:
+        raise RegistryError(
+            f"the compiled signal registry is not {REGISTRY_SCHEMA} v{REGISTRY_VERSION}; "
+            "run `ome signals build`"
+        )
+    try:
+        signals = tuple(
+            sorted((_signal_from_data(item) for item in data["signals"]), key=lambda s: s.id)
+        )
+        packs = tuple(
+            Pack(
+                name=item["name"],
+                description=item.get("description", ""),
+                enabled=bool(item.get("enabled", True)),
+                source=item.get("source", "bundled"),
+            )
+            for item in data.get("packs", ())
+        )
+        vocabulary = _vocabulary_from_data(data.get("vocabulary", {}))
+        digest = str(data["digest"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise RegistryError(
+            f"the compiled signal registry is malformed ({error!r}); run `ome signals build`"
+        ) from error
+    return Registry(signals=signals, vocabulary=vocabulary, digest=digest, packs=packs)
+
+
+__all__ = [
+    "INTENT_MODES",
+    "POLARITIES",
+    "REGISTRY_SCHEMA",
+    "REGISTRY_VERSION",
+    "Concept",
+    "Detection",
+    "IntentMode",
+    "NearPattern",
+    "Pack",
+    "Polarity",
+    "RegexPattern",
+    "Registry",
+    "Signal",
+    "SignalHit",
+    "Suppression",
+    "Vocabulary",
+    "detect_signals",
+    "find_concepts",
+    "find_phrase",
+    "nearest_signal_ids",
+    "normalize_text",
+    "registry_from_data",
+    "trigger_contract_violations",
+    "unknown_signal_ids",
+]
