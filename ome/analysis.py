@@ -1,0 +1,168 @@
+"""Text analysis shared by cards and prompts: normalisation, code-aware tokens, CJK bigrams, stems.
+
+Both sides of a match go through the same functions, so a token means the same thing in a card
+field and in a prompt. Nothing here knows any vocabulary: stopwords arrive as arguments.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+# A prompt is analysed up to this many characters (after normalisation). A page of background
+# is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
+MAX_ANALYSED_CHARS = 20_000
+
+_FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
+# Stack-frame lines (Python, JS/Java, Go, Rust) carry file names but drown the task in noise.
+_FRAME_RE = re.compile(
+    r"^\s*(?:File \"[^\"]*\", line \d+.*|at [\w.$<>\[\]]+ ?\(.*\)|at .+:\d+:\d+\)?"
+    r"|#\d+ 0x[0-9a-f]+ .*|\S+\.go:\d+ \+0x[0-9a-f]+)\s*$",
+    re.M | re.I,
+)
+# ASCII word characters that may appear inside one technical token: paths, dotted names, flags.
+_ASCII_TOKEN_RE = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$./\\:@+#-]*[A-Za-z0-9_$]|[A-Za-z0-9_$]")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
+_HAN_RUN_RE = re.compile(
+    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+"
+)
+# A short Han run is also kept whole: a two- to four-character word is a word.
+_MAX_WHOLE_HAN_RUN = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One analysed token: its surface `text`, the matching `term`, and its char offset."""
+
+    term: str
+    start: int
+    kind: str  # "word" | "part" | "code" | "han"
+
+
+def normalize_text(text: str) -> str:
+    """NFKC-fold (full-width forms), drop stack frames, replace code fences by their tokens."""
+    folded = unicodedata.normalize("NFKC", text)
+    folded = _FENCE_RE.sub(lambda m: " " + " ".join(_fence_tokens(m.group(1))) + " ", folded)
+    folded = _FRAME_RE.sub(" ", folded)
+    return folded[:MAX_ANALYSED_CHARS]
+
+
+def _fence_tokens(code: str) -> list[str]:
+    seen: dict[str, None] = {}
+    for match in _ASCII_TOKEN_RE.finditer(code):
+        word = match.group(0)
+        if len(word) > 2 and (any(c in word for c in "_./-:") or _has_inner_upper(word)):
+            seen.setdefault(word, None)
+    return list(seen)[:200]
+
+
+def _has_inner_upper(word: str) -> bool:
+    return any(c.isupper() for c in word[1:]) and any(c.islower() for c in word)
+
+
+def is_han(char: str) -> bool:
+    """True for characters analysed as CJK (Han, kana, Hangul)."""
+    return bool(_HAN_RUN_RE.match(char))
+
+
+def stem(word: str) -> str:
+    """A light English suffix stripper, so 'deploys', 'deployed', 'deploying' meet 'deploy'.
+
+    Only inflections and the -ion nominalisation are removed; stems shorter than three letters
+    are never produced. Words with digits or non-letters are returned unchanged.
+    """
+    if not word.isascii() or not word.isalpha() or len(word) <= 3:
+        return word
+    w = word
+    if w.endswith("ies") and len(w) > 4:
+        w = w[:-3] + "y"
+    elif w.endswith("sses"):
+        w = w[:-2]
+    elif w.endswith("s") and not w.endswith(("ss", "us", "is", "ous")) and len(w) > 3:
+        w = w[:-1]
+    for suffix in ("ing", "ed"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]
+            break
+    else:
+        if w.endswith("ion") and len(w) - 3 >= 4:
+            w = w[:-3]
+    if w.endswith("e") and len(w) > 3:
+        w = w[:-1]
+    return w
+
+
+def tokenize(text: str) -> list[Token]:
+    """Split NFKC text into tokens: whole code tokens, their parts, stemmed words, Han bigrams.
+
+    `getUserName` gives `getusername`, `get`, `user`, `name`; `alembic/versions/x.py` keeps the
+    whole path and its parts; a Han run gives its bigrams, and the run itself when short.
+    """
+    tokens: list[Token] = []
+    for match in _ASCII_TOKEN_RE.finditer(text):
+        raw = match.group(0)
+        start = match.start()
+        lower = raw.lower()
+        parts = [p for p in _SPLIT_RE.split(raw) if p]
+        pieces: list[str] = []
+        for part in parts:
+            camel = _CAMEL_RE.findall(part)
+            # lowerCamel and long PascalCase are identifiers; two-part PascalCase words are
+            # usually names (GitHub, JavaScript) and stay whole, so `github` never yields `git`.
+            split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
+            pieces.extend(camel if split else [part])
+        if len(pieces) <= 1 and lower.isalnum():
+            tokens.append(Token(stem(lower), start, "word"))
+            continue
+        tokens.append(Token(lower.strip("./\\:-"), start, "code"))
+        offset = 0
+        for piece in pieces:
+            offset = raw.find(piece, offset)
+            tokens.append(Token(stem(piece.lower()), start + offset, "part"))
+            offset += len(piece)
+    for match in _HAN_RUN_RE.finditer(text):
+        run = match.group(0)
+        start = match.start()
+        if len(run) == 1:
+            tokens.append(Token(run, start, "han"))
+            continue
+        for i in range(len(run) - 1):
+            tokens.append(Token(run[i : i + 2], start + i, "han"))
+        if 2 < len(run) <= _MAX_WHOLE_HAN_RUN:
+            tokens.append(Token(run, start, "han"))
+    tokens.sort(key=lambda t: (t.start, t.kind != "code", t.term))
+    return tokens
+
+
+def terms(text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
+    """The matching terms of a text, in order, without stopwords."""
+    return [t.term for t in tokenize(normalize_text(text)) if t.term not in stopwords]
+
+
+def phrase_terms(text: str, stopwords: frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """Terms of a short phrase (trigger, alias) with duplicates removed, order kept."""
+    return tuple(dict.fromkeys(terms(text, stopwords)))
+
+
+def han_chars(texts: Iterable[str]) -> str:
+    """All distinct Han characters in the texts, sorted (for pinyin tables and diagnostics)."""
+    chars = {c for text in texts for c in text if is_han(c)}
+    return "".join(sorted(chars))
+
+
+__all__ = [
+    "MAX_ANALYSED_CHARS",
+    "Token",
+    "han_chars",
+    "is_han",
+    "normalize_text",
+    "phrase_terms",
+    "stem",
+    "terms",
+    "tokenize",
+]

@@ -1,0 +1,82 @@
+"""Concept matching: map surface terms of the bilingual lexicon onto concept ids.
+
+A prompt saying "强制推送" and a card saying "force push" meet on the concept `force_push`.
+Both sides are matched by the same matcher, built once from the registry's lexicon.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ome.analysis import is_han, normalize_text, tokenize
+
+CONCEPT_PREFIX = "§"
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptHit:
+    """A concept found in a text: its id and the char span of the surface term."""
+
+    concept: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptMatcher:
+    """Han terms are found as substrings; other terms as whole-token sequences."""
+
+    han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
+    word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
+
+    def find(self, text: str) -> tuple[ConceptHit, ...]:
+        """Concepts occurring in an NFKC lower-cased text, sorted by position then id."""
+        hits: set[ConceptHit] = set()
+        for surface, concept in self.han_terms:
+            start = text.find(surface)
+            while start != -1:
+                hits.add(ConceptHit(concept, start, start + len(surface)))
+                start = text.find(surface, start + 1)
+        ascii_tokens = [t for t in tokenize(text) if t.kind in ("word", "part", "code")]
+        words = [t.term for t in ascii_tokens]
+        for i, word in enumerate(words):
+            for sequence, concept in self.word_terms.get(word, ()):
+                if tuple(words[i : i + len(sequence)]) == sequence:
+                    end_token = ascii_tokens[i + len(sequence) - 1]
+                    hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.start + 1))
+        return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
+
+    def concepts(self, text: str) -> tuple[str, ...]:
+        return tuple(sorted({h.concept for h in self.find(text)}))
+
+
+def build_concept_matcher(concepts: Iterable[tuple[str, Iterable[str]]]) -> ConceptMatcher:
+    """Compile (concept id, surface terms) pairs into a matcher."""
+    han: dict[str, str] = {}
+    words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
+    for concept, surfaces in concepts:
+        for surface in surfaces:
+            text = normalize_text(surface).lower().strip()
+            if not text:
+                continue
+            if any(is_han(c) for c in text):
+                han.setdefault(text, concept)
+                continue
+            sequence = tuple(
+                t.term for t in tokenize(text) if t.kind in ("word", "part")
+            ) or tuple(t.term for t in tokenize(text))
+            if sequence:
+                words.setdefault(sequence[0], set()).add((sequence, concept))
+    return ConceptMatcher(
+        han_terms=tuple(sorted(han.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
+        word_terms={k: tuple(sorted(v)) for k, v in sorted(words.items())},
+    )
+
+
+def concept_token(concept: str) -> str:
+    """The index term standing for a concept (cannot collide with a word)."""
+    return CONCEPT_PREFIX + concept
+
+
+__all__ = ["CONCEPT_PREFIX", "ConceptHit", "ConceptMatcher", "build_concept_matcher", "concept_token"]

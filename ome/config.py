@@ -1,0 +1,171 @@
+"""The data directory and its settings: `--data-dir`, else `OME_HOME`, else `~/.oh-my-experience`.
+
+Settings come from `config.yaml`; the original's `config.json` is read too (its camelCase keys
+map onto the same names), and `config.yaml` wins where both set a key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ome.errors import ConfigError
+
+DEFAULT_DIR_NAME = ".oh-my-experience"
+CONFIG_YAML = "config.yaml"
+CONFIG_JSON = "config.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """One known setting: dotted key, type, default and what it does (for `ome config`)."""
+
+    key: str
+    kind: type
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("recall.threshold", int, 40, "evidence score (0-100) a card must reach"),
+    Setting("recall.limit", int, 4, "most cards returned for one prompt"),
+    Setting("recall.budget_chars", int, 6000, "character budget of the injected context"),
+    Setting("library.starter_cards", bool, True, "search the bundled starter cards"),
+    Setting("library.team", list, [], "paths of team card libraries (checked-out repositories)"),
+    Setting("hook.deadline_ms", int, 1500, "the hook answers within this many milliseconds"),
+    Setting("hook.reminder_prompts", int, 5, "prompts a card stays a one-line reminder after it"
+            " was injected in full in a session"),
+    Setting("telemetry.enabled", bool, True, "write one line per hook run to events.jsonl"),
+    Setting("telemetry.max_bytes", int, 5_000_000, "rotate events.jsonl past this size"),
+    Setting("privacy.save_raw_prompt", bool, False, "store raw prompts in telemetry (opt-in)"),
+)
+SETTINGS_BY_KEY = {s.key: s for s in SETTINGS}
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """Resolved settings of one data directory."""
+
+    data_dir: Path
+    values: tuple[tuple[str, Any], ...]
+
+    def get(self, key: str) -> Any:
+        for k, v in self.values:
+            if k == key:
+                return v
+        return SETTINGS_BY_KEY[key].default
+
+    @property
+    def threshold(self) -> int:
+        return int(self.get("recall.threshold"))
+
+    @property
+    def limit(self) -> int:
+        return int(self.get("recall.limit"))
+
+    @property
+    def budget_chars(self) -> int:
+        return int(self.get("recall.budget_chars"))
+
+    @property
+    def starter_cards(self) -> bool:
+        return bool(self.get("library.starter_cards"))
+
+    @property
+    def team_libraries(self) -> tuple[Path, ...]:
+        return tuple(Path(p).expanduser() for p in self.get("library.team") or ())
+
+
+def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The data dir: the explicit path, else `OME_HOME`, else `~/.oh-my-experience`."""
+    if explicit:
+        return Path(explicit).expanduser().absolute()
+    env = os.environ.get("OME_HOME")
+    if env:
+        return Path(env).expanduser().absolute()
+    return Path.home() / DEFAULT_DIR_NAME
+
+
+def _snake(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower()
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in data.items():
+        dotted = f"{prefix}{_snake(str(key))}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, dotted + "."))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+def coerce_setting(key: str, value: Any) -> Any:
+    """Check a value against its setting's type; raise ConfigError naming the fix."""
+    setting = SETTINGS_BY_KEY.get(key)
+    if setting is None:
+        known = ", ".join(sorted(SETTINGS_BY_KEY))
+        raise ConfigError(f"unknown setting '{key}'; known settings: {known}")
+    if setting.kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in ("true", "false", "yes", "no", "1", "0"):
+            return value.lower() in ("true", "yes", "1")
+    elif setting.kind is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+            return int(value)
+    elif setting.kind is list:
+        if isinstance(value, list):
+            return [str(v) for v in value]
+        if isinstance(value, str):
+            return [v.strip() for v in value.split(",") if v.strip()]
+    raise ConfigError(f"setting '{key}' must be {setting.kind.__name__}, got {value!r}")
+
+
+def load_config(data_dir: Path) -> Config:
+    """Read `config.json` (original) then `config.yaml`; unknown keys are kept but unused."""
+    merged: dict[str, Any] = {}
+    json_path = data_dir / CONFIG_JSON
+    if json_path.is_file():
+        try:
+            raw = json.loads(json_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{json_path}: not valid JSON ({exc}); fix or remove it") from None
+        if isinstance(raw, dict):
+            merged.update(_flatten(raw))
+    yaml_path = data_dir / CONFIG_YAML
+    if yaml_path.is_file():
+        import yaml
+
+        try:
+            raw = yaml.safe_load(yaml_path.read_text(encoding="utf-8"))
+        except (OSError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{yaml_path}: not valid YAML ({exc}); fix or remove it") from None
+        if isinstance(raw, dict):
+            merged.update(_flatten(raw))
+    values = []
+    for key in sorted(merged):
+        if key in SETTINGS_BY_KEY:
+            values.append((key, coerce_setting(key, merged[key])))
+    return Config(data_dir=data_dir, values=tuple(values))
+
+
+__all__ = [
+    "CONFIG_JSON",
+    "CONFIG_YAML",
+    "DEFAULT_DIR_NAME",
+    "SETTINGS",
+    "Config",
+    "Setting",
+    "coerce_setting",
+    "load_config",
+    "resolve_data_dir",
+]

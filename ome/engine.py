@@ -1,0 +1,307 @@
+"""Recall as one pure function: (card index, registry, prompt, options) -> result (SPEC §5).
+
+The path reads as a straight line: envelope -> query -> candidates -> gates -> evidence ->
+admission -> fusion -> collapse -> selection -> render. No clock, file, environment or randomness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ome import params
+from ome.analysis import normalize_text, tokenize
+from ome.concepts import ConceptMatcher, concept_token
+from ome.envelope import Envelope, build_envelope
+from ome.index import CardIndex, IndexedCard
+from ome.render import RenderCard, render_context
+from ome.scoring import bm25f, rrf
+from ome.selection import (
+    REJECT_DUPLICATE,
+    REJECT_LIMIT,
+    REJECT_RELATIVE,
+    Assessment,
+    assess_card,
+    gate_card,
+    is_near_duplicate,
+)
+from ome.signals import Registry
+
+LAYER_RANK = {"project": 0, "global": 1, "team": 2, "bundled": 3}
+
+ABSTAIN_EMPTY = "empty_prompt"
+ABSTAIN_NO_CANDIDATES = "no_candidates"
+ABSTAIN_ALL_REJECTED = "all_candidates_rejected"
+ABSTAIN_BUDGET = "budget_too_small"
+
+
+@dataclass(frozen=True, slots=True)
+class RecallOptions:
+    """Caller-chosen knobs; defaults are the product's defaults."""
+
+    limit: int = params.DEFAULT_LIMIT
+    threshold: int = params.DEFAULT_THRESHOLD
+    budget_chars: int = params.DEFAULT_BUDGET_CHARS
+    project_key: str = ""
+    reminder_ids: frozenset[str] = field(default_factory=frozenset)
+    link_base: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One evaluated card with all its scores and the decision taken."""
+
+    assessment: Assessment
+    bm25f: float
+    bm25f_rank: int
+    evidence_rank: int
+    fused: float
+    selected: bool
+    rejection: str
+
+    @property
+    def id(self) -> str:
+        return self.assessment.card.id
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A returned card."""
+
+    id: str
+    title: str
+    score: int
+    layer: str
+    path: str
+    policy: str
+    risk: str
+    families: tuple[str, ...]
+    matched_by: tuple[str, ...]
+    strong_anchor: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What recall returns: matches, the context to inject, and the full diagnostics."""
+
+    matches: tuple[Match, ...]
+    context: str
+    abstain_reason: str
+    envelope: Envelope | None
+    query: tuple[tuple[str, float], ...]
+    variants: tuple[tuple[str, float, tuple[str, ...]], ...]
+    candidates: tuple[Candidate, ...]
+    options: RecallOptions
+    library_size: int
+
+
+def build_query(
+    env: Envelope, registry: Registry
+) -> tuple[dict[str, float], tuple[tuple[str, float, tuple[str, ...]], ...]]:
+    """Weighted query terms from the envelope's variants; a term keeps its largest weight."""
+    stopwords = registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    prompt_terms = tuple(t for t in dict.fromkeys(env.terms) if not t.startswith("§"))
+    concept_terms = tuple(concept_token(c) for c in env.concepts)
+    expansions: list[str] = []
+    for signal_id in env.fired:
+        signal = registry.get(signal_id)
+        if signal is None or signal.polarity != "positive":
+            continue
+        for phrase in signal.expand:
+            expansions.extend(
+                t.term for t in tokenize(normalize_text(phrase)) if t.term not in stopwords
+            )
+    variants: tuple[tuple[str, float, tuple[str, ...]], ...] = (
+        ("prompt", params.QUERY_WEIGHT_PROMPT, prompt_terms),
+        ("concepts", params.QUERY_WEIGHT_CONCEPT, concept_terms),
+        ("signals", params.QUERY_WEIGHT_SIGNAL_ID, env.fired + env.intent_modes),
+        ("expansions", params.QUERY_WEIGHT_EXPANSION, tuple(dict.fromkeys(expansions))),
+    )
+    query: dict[str, float] = {}
+    for _, weight, terms in variants:
+        for term in terms:
+            if weight > query.get(term, 0.0):
+                query[term] = weight
+    return dict(sorted(query.items())), variants
+
+
+def _bm25f_scores(index: CardIndex, query: dict[str, float]) -> dict[int, float]:
+    field_counts: dict[int, dict[str, dict[str, int]]] = {}
+    for term in query:
+        for position, name, tf in index.postings.get(term, ()):
+            field_counts.setdefault(position, {}).setdefault(name, {})[term] = tf
+    scores: dict[int, float] = {}
+    n_docs = max(index.size, 1)
+    for position, counts in field_counts.items():
+        card = index.cards[position]
+        lengths = {name: len(terms) for name, terms in card.fields}
+        scores[position] = bm25f(
+            query, counts, lengths, index.avg_field_len, params.FIELD_WEIGHTS, index.doc_freq, n_docs
+        )
+    return scores
+
+
+def _matched_by(assessment: Assessment) -> tuple[str, ...]:
+    labels = {
+        "exact": "phrase",
+        "coverage": "phrase words",
+        "concepts": "concepts",
+        "overlap": "shared terms",
+        "technical": "file path",
+        "signals": "task signal",
+        "cross_field": "several fields",
+    }
+    out = []
+    for item in assessment.evidence:
+        if item.family in ("exact", "coverage", "technical"):
+            out.append(f'{labels[item.family]} "{item.detail}"')
+        elif item.family == "concepts":
+            out.append("concepts " + ", ".join(c.lstrip("§") for c in item.detail.split(",")))
+        else:
+            out.append(labels[item.family])
+    return tuple(out)
+
+
+def recall(
+    index: CardIndex,
+    registry: Registry,
+    matcher: ConceptMatcher,
+    prompt: str,
+    options: RecallOptions | None = None,
+) -> RecallResult:
+    """Match one prompt against the index and render the context to inject."""
+    opts = options or RecallOptions()
+    if not prompt.strip():
+        return RecallResult((), "", ABSTAIN_EMPTY, None, (), (), (), opts, index.size)
+    env = build_envelope(prompt, registry, matcher)
+    query, variants = build_query(env, registry)
+    bm25 = _bm25f_scores(index, query)
+    positions = sorted(set(bm25) | set(index.path_cards))
+    assessments: list[tuple[int, Assessment]] = []
+    for position in positions:
+        card = index.cards[position]
+        gates, rejection = gate_card(card, env, registry, opts.project_key)
+        assessments.append(
+            (position, assess_card(card, env, registry, gates, rejection, opts.threshold))
+        )
+    if not assessments:
+        return RecallResult(
+            (), "", ABSTAIN_NO_CANDIDATES, env, tuple(query.items()), variants, (), opts, index.size
+        )
+
+    def key(position: int) -> str:
+        card = index.cards[position]
+        return f"{card.id}\x00{card.layer}\x00{card.path}"
+
+    by_bm25 = sorted(assessments, key=lambda pa: (-bm25.get(pa[0], 0.0), key(pa[0])))
+    by_evidence = sorted(assessments, key=lambda pa: (-pa[1].score, key(pa[0])))
+    bm25_rank = {pa[0]: r for r, pa in enumerate(by_bm25, start=1)}
+    evidence_rank = {pa[0]: r for r, pa in enumerate(by_evidence, start=1)}
+    fused = rrf([[key(p) for p, _ in by_bm25], [key(p) for p, _ in by_evidence]])
+
+    def order(pa: tuple[int, Assessment]) -> tuple[object, ...]:
+        position, a = pa
+        return (
+            not a.admitted,
+            a.card.card.policy != "must",
+            -fused[key(position)],
+            -a.score,
+            LAYER_RANK.get(a.card.layer, 9),
+            key(position),
+        )
+
+    ranked = sorted(assessments, key=order)
+    decisions: dict[int, str] = {}
+    selected: list[tuple[int, Assessment]] = []
+    top_score = max((a.score for _, a in ranked if a.admitted), default=0)
+    for position, a in ranked:
+        if not a.admitted:
+            decisions[position] = a.rejection
+            continue
+        duplicate = next(
+            (s for s in selected if is_near_duplicate(s[1].card, a.card)), None
+        )
+        if duplicate is not None:
+            # One lesson, several copies: project beats global, a user's card beats a starter.
+            if LAYER_RANK.get(a.card.layer, 9) < LAYER_RANK.get(duplicate[1].card.layer, 9):
+                selected[selected.index(duplicate)] = (position, a)
+                decisions[duplicate[0]] = REJECT_DUPLICATE
+                decisions[position] = ""
+            else:
+                decisions[position] = REJECT_DUPLICATE
+            continue
+        if not a.strong_anchor and a.score < top_score * params.RELATIVE_FLOOR:
+            decisions[position] = REJECT_RELATIVE
+            continue
+        if len(selected) >= opts.limit:
+            decisions[position] = REJECT_LIMIT
+            continue
+        selected.append((position, a))
+        decisions[position] = ""
+    render_cards = [
+        RenderCard(
+            id=a.card.id,
+            title=a.card.card.display_title,
+            summary=a.card.card.summary,
+            risk=a.card.card.risk,
+            policy=a.card.card.policy,
+            use_when=a.card.card.use_when,
+            ignore_when=a.card.card.ignore_when,
+            matched_by=_matched_by(a),
+            link=a.card.path,
+            scope_flag=" --scope project" if a.card.layer == "project" else "",
+            reminder_only=a.card.id in opts.reminder_ids,
+        )
+        for _, a in selected
+    ]
+    context, kept = render_context(render_cards, opts.budget_chars)
+    selected = [pa for pa in selected if pa[1].card.id in kept]
+    matches = tuple(
+        Match(
+            id=a.card.id,
+            title=a.card.card.display_title,
+            score=a.score,
+            layer=a.card.layer,
+            path=a.card.path,
+            policy=a.card.card.policy,
+            risk=a.card.card.risk,
+            families=a.families,
+            matched_by=_matched_by(a),
+            strong_anchor=a.strong_anchor,
+        )
+        for _, a in selected
+    )
+    kept_positions = {p for p, _ in selected}
+    candidates = tuple(
+        Candidate(
+            assessment=a,
+            bm25f=round(bm25.get(position, 0.0), 6),
+            bm25f_rank=bm25_rank[position],
+            evidence_rank=evidence_rank[position],
+            fused=round(fused[key(position)], 6),
+            selected=position in kept_positions,
+            rejection="" if position in kept_positions else decisions.get(position) or REJECT_LIMIT,
+        )
+        for position, a in ranked
+    )
+    if matches:
+        abstain = ""
+    elif render_cards:
+        abstain = ABSTAIN_BUDGET
+    else:
+        abstain = ABSTAIN_ALL_REJECTED
+    return RecallResult(
+        matches, context, abstain, env, tuple(query.items()), variants, candidates, opts, index.size
+    )
+
+
+__all__ = [
+    "ABSTAIN_ALL_REJECTED",
+    "ABSTAIN_EMPTY",
+    "ABSTAIN_NO_CANDIDATES",
+    "Candidate",
+    "Match",
+    "RecallOptions",
+    "RecallResult",
+    "build_query",
+    "recall",
+]

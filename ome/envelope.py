@@ -1,0 +1,197 @@
+"""The task envelope (SPEC §5.3): what a prompt asks for, decomposed once and shared by every card.
+
+Language, files, commands and code symbols, exclusion spans ("no schema migration is involved",
+"不涉及导出") kept apart from the positive text, signals, intent modes, concepts, and short
+segments so that one real task inside a page of background is still found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from ome.analysis import is_han, normalize_text, tokenize
+from ome.concepts import ConceptMatcher, concept_token
+from ome.signals import Detection, Registry, detect_signals, find_phrase
+
+Language = Literal["en", "zh", "mixed", "none"]
+
+# Clause boundaries end an exclusion span; sentence boundaries end a segment.
+_CLAUSE_END_RE = re.compile(r"[,;:.!?，；：。！？\n]|\bbut\b|但是|但|而是|然后")
+_SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
+_PATH_RE = re.compile(
+    r"(?<![\w/])(?:~?/)?(?:[\w.@-]+/)+[\w.@-]+|(?<![\w/])[\w-]+\.(?:py|ts|tsx|js|jsx|json|ya?ml|toml|"
+    r"md|sql|go|rs|java|kt|rb|php|cs|cpp|c|h|sh|env|lock|ini|cfg|conf|html|css|scss|vue|swift)\b"
+    r"|(?<![\w])\.env(?:\.[\w-]+)?\b"
+)
+_COMMAND_RE = re.compile(
+    r"(?<![\w-])(?:git|npm|npx|pnpm|yarn|pip|uv|poetry|python|pytest|docker|kubectl|helm|terraform|"
+    r"make|cargo|go|alembic|rm|mv|cp|chmod|chown|curl|ssh|psql|mysql|redis-cli|brew|apt|apt-get|"
+    r"systemctl|gh|ome)\s+-{0,2}[\w][\w.:/=-]*(?:\s+-{1,2}[\w][\w=-]*)*"
+)
+_SYMBOL_RE = re.compile(
+    r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+_\w+\b|\b\w+\(\)"
+    r"|\b[A-Z][A-Z0-9_]{3,}\b"
+)
+SEGMENT_MAX_CHARS = 240
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A short slice of the prompt (about one sentence) with its positive terms."""
+
+    start: int
+    end: int
+    terms: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """Everything the engine needs to know about one prompt, computed once."""
+
+    text: str
+    language: Language
+    terms: tuple[str, ...]
+    term_counts: tuple[tuple[str, int], ...]
+    negated_terms: frozenset[str]
+    exclusion_spans: tuple[tuple[int, int], ...]
+    segments: tuple[Segment, ...]
+    files: tuple[str, ...]
+    commands: tuple[str, ...]
+    symbols: tuple[str, ...]
+    concepts: tuple[str, ...]
+    detection: Detection
+    fired: tuple[str, ...]
+    intent_modes: tuple[str, ...]
+    task_types: tuple[str, ...]
+    surfaces: tuple[str, ...]
+    operations: tuple[str, ...]
+    keywords: tuple[str, ...]
+
+    @property
+    def term_set(self) -> frozenset[str]:
+        return frozenset(self.terms)
+
+
+def detect_language(text: str) -> Language:
+    han = sum(1 for c in text if is_han(c))
+    latin = sum(1 for c in text if c.isascii() and c.isalpha())
+    if not han and not latin:
+        return "none"
+    if han and latin:
+        ratio = han / (han + latin / 4)
+        return "zh" if ratio > 0.8 else "en" if ratio < 0.2 else "mixed"
+    return "zh" if han else "en"
+
+
+def _exclusion_spans(text: str, cues: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    spans: list[tuple[int, int]] = []
+    for cue in cues:
+        for start, _ in find_phrase(text, cue):
+            end_match = _CLAUSE_END_RE.search(text, start + len(cue))
+            end = end_match.start() if end_match else len(text)
+            spans.append((start, end))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return tuple(merged)
+
+
+def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
+    return any(start <= position < end for start, end in spans)
+
+
+def _labels(text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
+    return tuple(sorted(label for label, words in table if any(find_phrase(text, w) for w in words)))
+
+
+def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> Envelope:
+    """Decompose a prompt into its task envelope."""
+    vocab = registry.vocabulary
+    original = normalize_text(prompt)
+    text = original.lower()
+    stopwords = vocab.stopwords_en | vocab.stopwords_zh
+    exclusions = _exclusion_spans(text, vocab.exclusion_cues)
+    positive: list[str] = []
+    negated: set[str] = set()
+    for token in tokenize(original):
+        if token.term in stopwords or not token.term.strip():
+            continue
+        if _inside(token.start, exclusions):
+            negated.add(token.term)
+        else:
+            positive.append(token.term)
+    concept_hits = [h for h in matcher.find(text) if not _inside(h.start, exclusions)]
+    concept_ids = tuple(sorted({h.concept for h in concept_hits}))
+    positive.extend(concept_token(c) for c in concept_ids)
+    negated -= set(positive)
+
+    segments: list[Segment] = []
+    for match in _SENTENCE_RE.finditer(text):
+        start, end = match.span()
+        if not match.group(0).strip():
+            continue
+        while start < end:
+            stop = min(end, start + SEGMENT_MAX_CHARS)
+            seg_terms = {
+                t.term
+                for t in tokenize(original[start:stop])
+                if t.term not in stopwords and not _inside(start + t.start, exclusions)
+            }
+            seg_terms |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
+            if seg_terms:
+                segments.append(Segment(start, stop, frozenset(seg_terms)))
+            start = stop
+
+    detection = detect_signals(registry, text)
+    fired = tuple(
+        sorted(
+            {
+                hit.id
+                for hit in detection.hits
+                if hit.polarity == "negative" or not _inside(hit.start, exclusions)
+            }
+        )
+    )
+    intents = tuple(
+        sorted(
+            {
+                hit.intent
+                for hit in detection.hits
+                if hit.intent and hit.id in fired
+            }
+        )
+    )
+    counts = Counter(positive)
+    keywords = tuple(
+        term for term, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:24]
+    )
+    return Envelope(
+        text=text,
+        language=detect_language(text),
+        terms=tuple(positive),
+        term_counts=tuple(sorted(counts.items())),
+        negated_terms=frozenset(negated),
+        exclusion_spans=exclusions,
+        segments=tuple(segments),
+        files=tuple(dict.fromkeys(m.group(0) for m in _PATH_RE.finditer(original))),
+        commands=tuple(dict.fromkeys(m.group(0).strip() for m in _COMMAND_RE.finditer(text))),
+        symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],
+        concepts=concept_ids,
+        detection=detection,
+        fired=fired,
+        intent_modes=intents,
+        task_types=_labels(text, vocab.task_types),
+        surfaces=_labels(text, vocab.surfaces),
+        operations=_labels(text, vocab.operations),
+        keywords=keywords,
+    )
+
+
+__all__ = ["Envelope", "Language", "Segment", "build_envelope", "detect_language"]

@@ -1,0 +1,347 @@
+"""Per-card decisions: gates with reason codes, the bounded evidence score, admission, collapse.
+
+Gates answer "may this card apply at all?"; evidence answers "is there enough in the prompt to
+return it?". A rejection always carries a reason code that `--explain` shows.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+from ome import params
+from ome.analysis import is_han
+from ome.envelope import Envelope
+from ome.index import IndexedCard, Phrase
+from ome.scoring import coverage, jaccard, noisy_or
+from ome.signals import Registry, find_phrase
+
+# Reason codes (stable; scripts read them).
+REJECT_STATUS = "status_inactive"
+REJECT_POLICY_OFF = "policy_off"
+REJECT_SCOPE = "scope_mismatch"
+REJECT_IGNORE = "ignore_rule"
+REJECT_NEGATIVE_SIGNAL = "blocked_by_signal"
+REJECT_TARGETED = "blocked_by_negative_target"
+REJECT_REQUIRED = "required_signal_missing"
+REJECT_ROUTING = "routing_signal_missing"
+REJECT_INTENT_EXCLUDED = "intent_excluded"
+REJECT_INTENT_MISSING = "intent_not_included"
+REJECT_BELOW_THRESHOLD = "below_threshold"
+REJECT_WEAK = "insufficient_evidence"
+REJECT_DUPLICATE = "collapsed_duplicate"
+REJECT_RELATIVE = "below_relative_floor"
+REJECT_LIMIT = "over_limit"
+
+LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
+_INFLECTIONS = ("", "s", "es", "d", "ed", "ing")
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """One gate's outcome for a card."""
+
+    name: str
+    passed: bool
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceItem:
+    """One piece of evidence: its family, strength in [0, 1] and the card text it rests on."""
+
+    family: str
+    strength: float
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Assessment:
+    """Everything decided about one card for one prompt."""
+
+    card: IndexedCard
+    gates: tuple[Gate, ...]
+    evidence: tuple[EvidenceItem, ...]
+    score: int
+    penalty: float
+    strong_anchor: bool
+    rejection: str
+
+    @property
+    def families(self) -> tuple[str, ...]:
+        return tuple(sorted({e.family for e in self.evidence}))
+
+    @property
+    def admitted(self) -> bool:
+        return not self.rejection
+
+
+def phrase_in_text(phrase: str, text: str, allow_inflection: bool = True) -> list[int]:
+    """Start offsets of an exact phrase in the text, ASCII edges on word boundaries.
+
+    A trailing English inflection ("force pushing" for "force push") is allowed.
+    """
+    starts: list[int] = []
+    if not phrase:
+        return starts
+    start = text.find(phrase)
+    while start != -1:
+        end = start + len(phrase)
+        before_ok = start == 0 or not _word_char(phrase[0]) or not _word_char(text[start - 1])
+        after_ok = True
+        if _word_char(phrase[-1]) and end < len(text) and _word_char(text[end]):
+            after_ok = False
+            if allow_inflection and phrase[-1].isalpha():
+                for suffix in _INFLECTIONS[1:]:
+                    stop = end + len(suffix)
+                    if text.startswith(suffix, end) and (
+                        stop >= len(text) or not _word_char(text[stop])
+                    ):
+                        after_ok = True
+                        break
+        if before_ok and after_ok:
+            starts.append(start)
+        start = text.find(phrase, start + 1)
+    return starts
+
+
+def _word_char(char: str) -> bool:
+    return char.isascii() and (char.isalnum() or char == "_")
+
+
+def _outside(starts: list[int], env: Envelope) -> bool:
+    return any(not any(a <= s < b for a, b in env.exclusion_spans) for s in starts)
+
+
+def gate_card(
+    card: IndexedCard,
+    env: Envelope,
+    registry: Registry,
+    project_key: str,
+) -> tuple[tuple[Gate, ...], str]:
+    """Run the cheap gates; return every gate result and the first rejection code ('' if none)."""
+    c = card.card
+    gates: list[Gate] = []
+    fired = set(env.fired)
+
+    def add(name: str, passed: bool, detail: str = "") -> None:
+        gates.append(Gate(name, passed, detail))
+
+    add(REJECT_STATUS, c.status == "active", c.status)
+    add(REJECT_POLICY_OFF, c.policy != "off", c.policy)
+    scope_ok = True
+    if card.layer != "project" and c.scope_level != "global" and c.project_key:
+        if c.scope_level == "project":
+            scope_ok = project_key == c.project_key
+        else:
+            owner = c.project_key.rstrip("/").rsplit("/", 1)[0]
+            scope_ok = project_key.startswith(owner + "/") or project_key == c.project_key
+    add(REJECT_SCOPE, scope_ok, c.project_key)
+    ignored = next((p for p in c.ignore_when if phrase_in_text(_lower(p), env.text, False)), "")
+    add(REJECT_IGNORE, not ignored, ignored)
+    known_negative = [h for h in c.hints_negative if registry.get(h) is not None]
+    blocked = sorted(fired.intersection(known_negative))
+    add(REJECT_NEGATIVE_SIGNAL, not blocked, ",".join(blocked))
+    routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
+    targeted = sorted(
+        hit
+        for hit in fired
+        if (s := registry.get(hit)) is not None
+        and s.polarity == "negative"
+        and set(s.targets).intersection(routed + list(c.hints_required_all))
+    )
+    add(REJECT_TARGETED, not targeted, ",".join(targeted))
+    required = [h for h in c.hints_required_all if registry.get(h) is not None]
+    missing = sorted(set(required) - fired)
+    add(REJECT_REQUIRED, not missing, ",".join(missing))
+    excluded = sorted(set(c.intent_exclude).intersection(env.intent_modes))
+    add(REJECT_INTENT_EXCLUDED, not excluded, ",".join(excluded))
+    included_ok = (
+        not c.intent_include
+        or not env.intent_modes
+        or bool(set(c.intent_include).intersection(env.intent_modes))
+    )
+    add(REJECT_INTENT_MISSING, included_ok, ",".join(c.intent_include))
+    rejection = next((g.name for g in gates if not g.passed), "")
+    return tuple(gates), rejection
+
+
+def _lower(text: str) -> str:
+    import unicodedata
+
+    return unicodedata.normalize("NFKC", text).lower().strip()
+
+
+def _exact(phrase: Phrase, env: Envelope) -> float:
+    starts = phrase_in_text(phrase.text, env.text)
+    if not starts or not _outside(starts, env):
+        return 0.0
+    multi = len(phrase.units) >= 2 or (phrase.han and sum(is_han(c) for c in phrase.text) >= 3)
+    if phrase.kind == "topic":
+        return params.EXACT_SINGLE_WORD if phrase.technical else params.EXACT_SINGLE_WORD / 2
+    if multi:
+        return params.EXACT_USE_WHEN if phrase.kind == "use_when" else params.EXACT_STRONG
+    if phrase.technical:
+        return params.EXACT_SINGLE_TECHNICAL
+    return params.EXACT_SINGLE_WORD
+
+
+def _coverage(phrase: Phrase, env: Envelope) -> tuple[float, bool]:
+    """Best segment coverage of a phrase; True when one segment holds every unit."""
+    units = phrase.units
+    if len(units) < 2 or phrase.kind == "topic":
+        return 0.0, False
+    best, full = 0.0, False
+    for segment in env.segments:
+        share, found = coverage(units, segment.terms)
+        if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
+            best = max(best, params.COVERAGE_MAX * share * share)
+            full = full or share == 1.0
+    share, found = coverage(units, env.term_set)
+    if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
+        best = max(best, params.COVERAGE_MAX * params.COVERAGE_WHOLE_PROMPT_FACTOR * share * share)
+    if phrase.kind == "use_when":
+        best *= params.EXACT_USE_WHEN / params.EXACT_STRONG
+    return best, full
+
+
+def assess_card(
+    card: IndexedCard,
+    env: Envelope,
+    registry: Registry,
+    gates: tuple[Gate, ...],
+    rejection: str,
+    threshold: int,
+) -> Assessment:
+    """Collect evidence, score it 0-100, and decide admission (after the gates)."""
+    c = card.card
+    items: list[EvidenceItem] = []
+    strong = False
+    best_exact: tuple[float, str] = (0.0, "")
+    best_cover: tuple[float, str] = (0.0, "")
+    concept_phrase: tuple[float, str] = (0.0, "")
+    present = env.term_set
+    for phrase in card.phrases:
+        exact = _exact(phrase, env)
+        if exact > best_exact[0]:
+            best_exact = (exact, phrase.text)
+        if exact >= params.EXACT_SINGLE_TECHNICAL:
+            strong = True
+        cover, full = _coverage(phrase, env)
+        if cover > best_cover[0]:
+            best_cover = (cover, phrase.text)
+        if full and phrase.kind in ("trigger", "alias", "title"):
+            strong = True
+        if (
+            phrase.kind != "topic"
+            and len(phrase.units) == 1
+            and phrase.units[0].startswith("§")
+            and phrase.units[0] in present
+            and not exact
+        ):
+            concept_phrase = max(concept_phrase, (params.CONCEPT_PHRASE, phrase.text))
+    if best_exact[0]:
+        items.append(EvidenceItem("exact", best_exact[0], best_exact[1]))
+    if best_cover[0]:
+        items.append(EvidenceItem("coverage", best_cover[0], best_cover[1]))
+    card_concepts = {u for p in card.phrases for u in p.units if u.startswith("§")}
+    shared_concepts = sorted(card_concepts & present)
+    concept_strength = max(
+        concept_phrase[0], min(params.CONCEPT_MAX, params.CONCEPT_EACH * len(shared_concepts))
+    )
+    if concept_strength and shared_concepts:
+        items.append(EvidenceItem("concepts", concept_strength, ",".join(shared_concepts)))
+    overlap_units = sorted(card.descriptive_units & present)
+    overlap = sum(
+        params.OVERLAP_HAN_BIGRAM if is_han(u[0]) else 1.0 for u in overlap_units
+    )
+    if overlap >= params.OVERLAP_MIN_UNITS:
+        items.append(
+            EvidenceItem(
+                "overlap", min(params.OVERLAP_MAX, params.OVERLAP_EACH * overlap), str(len(overlap_units))
+            )
+        )
+    matched_paths = sorted(
+        f for f in env.files for glob in c.paths if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(
+            f, glob.removeprefix("**/")
+        )
+    )
+    if matched_paths:
+        items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
+        strong = True
+    hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
+    if hinted:
+        weight = max((registry.get(h).weight for h in hinted if registry.get(h)), default=0.5)
+        items.append(
+            EvidenceItem(
+                "signals", min(params.SIGNAL_MAX, weight * params.SIGNAL_FACTOR), ",".join(hinted)
+            )
+        )
+    fields_hit = {
+        name for name, terms in card.fields if name not in ("signals", "intent") and present & set(terms)
+    }
+    if len(fields_hit) >= 3:
+        items.append(EvidenceItem("cross_field", params.CROSS_FIELD, ",".join(sorted(fields_hit))))
+
+    penalty = 0.0
+    for ignore in card.ignore:
+        if len(ignore.units) < 2:
+            continue
+        for segment in env.segments:
+            share, found = coverage(ignore.units, segment.terms)
+            if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
+                penalty = max(penalty, params.IGNORE_FUZZY_PENALTY * share)
+    raw = 100.0 * noisy_or(i.strength for i in items)
+    score = int(round(max(0.0, raw - penalty)))
+
+    if not rejection:
+        routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
+        if routed and not set(routed).intersection(env.fired) and not strong:
+            rejection = REJECT_ROUTING
+    if not rejection:
+        lexical = {i.family for i in items} & LEXICAL_FAMILIES
+        families = {i.family for i in items if i.family != "cross_field"}
+        if score < threshold:
+            rejection = REJECT_BELOW_THRESHOLD
+        elif not lexical or not (strong or len(families) >= 2):
+            rejection = REJECT_WEAK
+    return Assessment(
+        card=card,
+        gates=gates,
+        evidence=tuple(sorted(items, key=lambda i: (-i.strength, i.family))),
+        score=score,
+        penalty=penalty,
+        strong_anchor=strong,
+        rejection=rejection,
+    )
+
+
+def card_signature(card: IndexedCard) -> frozenset[str]:
+    """The units of a card's trigger, alias and title phrases, for near-duplicate detection."""
+    return frozenset(
+        u for p in card.phrases if p.kind in ("trigger", "alias", "title") for u in p.units
+    )
+
+
+def is_near_duplicate(a: IndexedCard, b: IndexedCard) -> bool:
+    return a.id == b.id or jaccard(card_signature(a), card_signature(b)) >= params.COLLAPSE_SIMILARITY
+
+
+__all__ = [
+    "LEXICAL_FAMILIES",
+    "REJECT_BELOW_THRESHOLD",
+    "REJECT_DUPLICATE",
+    "REJECT_IGNORE",
+    "REJECT_LIMIT",
+    "REJECT_RELATIVE",
+    "REJECT_ROUTING",
+    "REJECT_WEAK",
+    "Assessment",
+    "EvidenceItem",
+    "Gate",
+    "assess_card",
+    "card_signature",
+    "gate_card",
+    "is_near_duplicate",
+    "phrase_in_text",
+]

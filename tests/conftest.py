@@ -1,0 +1,25 @@
+"""Shared fixtures: every test runs with its own HOME and OME_HOME in a temp dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED_SUITES = Path(__file__).resolve().parents[2] / "shared" / "evals" / "ome-suites"
+
+
+@pytest.fixture(autouse=True)
+def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point HOME and OME_HOME at temp dirs so no test reads or writes the real ones."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("OME_HOME", str(home / ".oh-my-experience"))
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    return home
+
+
+@pytest.fixture
+def data_dir(isolated_home: Path) -> Path:
+    return isolated_home / ".oh-my-experience"

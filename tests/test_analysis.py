@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import pytest
+
+from ome.analysis import normalize_text, phrase_terms, stem, terms, tokenize
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("getUserName", ["getusername", "get", "user", "nam"]),
+        ("snake_case_name", ["snake_case_name", "snak", "cas", "nam"]),
+        ("alembic/versions/x.py", ["alembic/versions/x.py", "alembic", "vers", "x", "py"]),
+        ("git status", ["git", "status"]),
+        ("github", ["github"]),
+        ("回滚", ["回滚"]),
+        ("浏览器验收", ["浏览", "览器", "器验", "验收"]),
+        ("数据库", ["数据", "数据库", "据库"]),
+        ("删", ["删"]),
+        ("用git提交", ["用", "git", "提交"]),
+    ],
+    ids=lambda v: v if isinstance(v, str) else None,
+)
+def test_tokenize_terms(text: str, expected: list[str]) -> None:
+    assert [t.term for t in tokenize(normalize_text(text))] == expected
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("deploys", "deploy"),
+        ("deployed", "deploy"),
+        ("deploying", "deploy"),
+        ("migration", "migrat"),
+        ("migrate", "migrat"),
+        ("migrated", "migrat"),
+        ("pushing", "push"),
+        ("branches", "branch"),
+        ("status", "status"),
+        ("git", "git"),
+        ("policies", "policy"),
+        ("v2", "v2"),
+    ],
+)
+def test_stem(word: str, expected: str) -> None:
+    assert stem(word) == expected
+
+
+def test_git_never_matches_inside_github() -> None:
+    assert "git" not in terms("Research GitHub issues about retrieval")
+
+
+def test_full_width_forms_fold() -> None:
+    assert terms("ＡＰＩ　ｋｅｙ") == terms("API key")
+
+
+def test_code_fence_becomes_identifiers() -> None:
+    text = normalize_text("Look:\n```python\nresult = load_card_index(cache_dir)\n```\nthanks")
+    assert "load_card_index" in text
+    assert "result =" not in text
+
+
+def test_stack_frames_are_dropped() -> None:
+    prompt = 'Traceback:\n  File "/srv/app/main.py", line 3, in run\nValueError: bad'
+    assert "line 3" not in normalize_text(prompt)
+    assert "ValueError" in normalize_text(prompt)
+
+
+def test_phrase_terms_dedupe_in_order() -> None:
+    assert phrase_terms("push push force") == ("push", "forc")
