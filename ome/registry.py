@@ -14,7 +14,6 @@ import importlib
 import os
 import re
 import tempfile
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from ome.signals import (
     REGISTRY_SCHEMA,
     REGISTRY_VERSION,
     Registry,
+    normalize_text,
     registry_from_data,
 )
 
@@ -130,7 +130,7 @@ def _load_yaml(path: Path) -> Any:
 
 
 def _normalize(text: str) -> str:
-    return _SPACES.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+    return _SPACES.sub(" ", normalize_text(text)).strip()
 
 
 class _Checker:
@@ -161,6 +161,8 @@ class _Checker:
             raise self.fail(f"{what} must be a list of strings")
         result: list[str] = []
         for item in value:
+            if isinstance(item, bool) or item is None:
+                raise self.fail(f'{what}: YAML read a word as {item!r}; quote it ("no", "on")')
             if not isinstance(item, str) or not item.strip():
                 raise self.fail(f"{what} must hold non-empty strings, got {item!r}")
             text = _normalize(item) if normalize else item
@@ -638,6 +640,7 @@ def _write_atomic(path: Path, content: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as stream:
             stream.write(content)
+        os.chmod(temp, 0o644)  # mkstemp creates 0600; the registry is shipped, not private
         os.replace(temp, path)
     except BaseException:
         Path(temp).unlink(missing_ok=True)

@@ -40,6 +40,8 @@ MAX_SPANS_PER_HIT = 16
 MAX_NEAR_OCCURRENCES = 64
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+# NFKC keeps typographic quotes; prompts pasted from chat apps use them for "don't".
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,8 +171,8 @@ class Detection:
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms) and lower-case: the text form detection expects."""
-    return unicodedata.normalize("NFKC", text).lower()
+    """NFKC-fold (full-width forms), straighten quotes, lower-case: what detection expects."""
+    return unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
 
 
 def _is_ascii_alnum(char: str) -> bool:
