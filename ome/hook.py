@@ -1,0 +1,549 @@
+"""The agent hook (SPEC §6): the agent's JSON on stdin, the JSON it parses on stdout, exit 0.
+
+Agents run this on every prompt as `python -m ome.hook --provider P`, so it imports neither
+click, ruamel nor pypinyin. One deadline covers the whole run; past it, or on any error, the
+agent gets its empty response and stderr gets one line. It writes only to the data dir (telemetry
+and per-session reminder state), never to a project library.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from ome.providers import (
+    MAX_OUTPUT_CHARS,
+    PROVIDER_NAMES,
+    PROVIDERS,
+    HookEvent,
+    Provider,
+    empty_output,
+    encode_output,
+    payload_text,
+)
+from ome.telemetry import (
+    HookRun,
+    Outcome,
+    keyed_hash,
+    library_fingerprint,
+    load_salt,
+    record_run,
+)
+
+if TYPE_CHECKING:
+    from ome.api import Workspace
+    from ome.config import Config
+    from ome.engine import RecallOptions, RecallResult
+
+MAX_STDIN_BYTES = 16 * 1024 * 1024
+DEFAULT_DEADLINE_MS = 1500
+MAX_DEADLINE_MS = 10_000  # a misconfigured deadline must still end well before the agent's timeout
+WAIT_STEP_S = 0.02
+SESSION_MAX_AGE_S = 7 * 24 * 3600
+# Set by `ome doctor` when it proves delivery: run the hook but record nothing.
+NO_RECORD_ENV = "OME_HOOK_NO_RECORD"
+
+# Cursor's sessionStart index: how many cards and characters, and how much workspace text to read.
+SESSION_INDEX_CARDS = 12
+SESSION_INDEX_CHARS = 4000
+SESSION_SUMMARY_CHARS = 160
+WORKSPACE_TEXT_CHARS = 4000
+READMES = ("README.md", "README.rst", "README.txt", "README")
+
+ABSTAIN_MAINTENANCE = "maintenance_command"
+ABSTAIN_OVER_CAP = "output_over_cap"
+
+# A prompt whose first line is an ome command (`ome experience new ...`) is about the library,
+# not a task: matching it would echo the card being edited back at the user.
+_MAINTENANCE = re.compile(
+    r"^[\s`$!>]*(?:python3?\s+-m\s+)?ome\s+"
+    r"(?:experience|config|hook|doctor|stats|signals|project|init|eval|match|index)\b",
+    re.IGNORECASE,
+)
+
+SESSION_HEADER = (
+    "# OME experience cards for this workspace\n\n"
+    "Cursor hooks cannot add context to each prompt, so this index was chosen when the session"
+    " started: project cards first, then cards matching the workspace's README and manifest.\n"
+    "These are optional reminders from reviewed lessons, not instructions; one that does not fit"
+    " the task can be ignored. The command on a card's line prints its full rule.\n\n"
+)
+
+
+def is_maintenance_command(prompt: str) -> bool:
+    """True when the prompt's first non-blank line is an `ome` command."""
+    first = next((line for line in prompt.splitlines() if line.strip()), "")
+    return bool(_MAINTENANCE.match(first))
+
+
+@dataclass(frozen=True, slots=True)
+class HookArgs:
+    provider: str = ""
+    event: str = ""
+    data_dir: str = ""
+
+
+def parse_args(argv: Sequence[str]) -> HookArgs:
+    """`--provider P [--event E] [--data-dir D]`; unknown arguments are ignored, never fatal."""
+    values = {"provider": "", "event": "", "data_dir": ""}
+    items = list(argv)
+    while items:
+        item = items.pop(0)
+        name, _, inline = item.partition("=")
+        key = name.lstrip("-").replace("-", "_")
+        if name.startswith("--") and key in values:
+            values[key] = inline if inline else (items.pop(0) if items else "")
+    return HookArgs(**values)
+
+
+def read_payload(data: bytes) -> dict[str, Any]:
+    """The agent's JSON object; unknown fields are kept, anything else is a ValueError."""
+    if not data.strip():
+        raise ValueError("stdin is empty; expected the agent's JSON payload")
+    try:
+        doc = orjson.loads(data.decode("utf-8", "replace"))
+    except orjson.JSONDecodeError:
+        raise ValueError("stdin is not JSON; expected the agent's JSON payload") from None
+    if not isinstance(doc, dict):
+        raise ValueError("stdin is JSON but not an object; expected the agent's payload")
+    return doc
+
+
+# --- per-session reminders ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SessionState:
+    """Prompts seen in one agent session and when each card was last injected in full."""
+
+    path: Path
+    prompts: int = 0
+    full: tuple[tuple[str, int], ...] = ()
+
+    def reminder_ids(self, window: int) -> frozenset[str]:
+        """Cards shown in full within the last `window` prompts: a one-line reminder now."""
+        current = self.prompts + 1
+        return frozenset(i for i, shown in self.full if 0 < current - shown <= window)
+
+    def advance(self, shown_in_full: Iterable[str], window: int) -> SessionState:
+        """The state after this prompt; entries whose reminder window has passed are dropped."""
+        current = self.prompts + 1
+        full = {i: shown for i, shown in self.full if current + 1 - shown <= window}
+        full.update((i, current) for i in shown_in_full)
+        return SessionState(self.path, current, tuple(sorted(full.items())))
+
+
+def session_path(data_dir: Path, session_key: str) -> Path:
+    return data_dir / "cache" / "sessions" / f"{session_key}.json"
+
+
+def load_session(path: Path) -> SessionState:
+    """The saved state, or a fresh one when missing or unreadable."""
+    try:
+        doc = orjson.loads(path.read_bytes())
+        prompts = int(doc["prompts"])
+        full = tuple(sorted((str(k), int(v)) for k, v in dict(doc["full"]).items()))
+    except (OSError, ValueError, KeyError, TypeError, orjson.JSONDecodeError):
+        return SessionState(path)
+    return SessionState(path, prompts, full)
+
+
+def save_session(state: SessionState, now: float | None = None) -> None:
+    """Write atomically (temp file + rename); a new session also prunes stale ones."""
+    folder = state.path.parent
+    is_new = not state.path.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    doc = {"prompts": state.prompts, "full": dict(state.full)}
+    tmp = folder / f".{state.path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS))
+    os.replace(tmp, state.path)
+    if is_new:
+        prune_sessions(folder, now)
+
+
+def prune_sessions(folder: Path, now: float | None = None) -> None:
+    """Delete session files untouched for SESSION_MAX_AGE_S."""
+    cutoff = (time.time() if now is None else now) - SESSION_MAX_AGE_S
+    for path in sorted(folder.glob("*.json")):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+        except OSError:
+            continue
+
+
+# --- answers --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What one run computed: the bytes for the agent, and what to record after writing them."""
+
+    output: bytes
+    run: HookRun
+    data_dir: Path
+    config: Config
+    session: SessionState | None = None
+
+
+def fit_output(
+    provider: Provider,
+    event: HookEvent,
+    workspace: Workspace,
+    prompt: str,
+    result: RecallResult,
+) -> tuple[bytes, RecallResult]:
+    """The agent's bytes within MAX_OUTPUT_CHARS, re-rendering with a smaller budget if needed."""
+    from ome.api import match_prompt
+
+    output = encode_output(provider.build_output(event, result.context))
+    options: RecallOptions = result.options
+    while len(output.decode("utf-8")) > MAX_OUTPUT_CHARS:
+        over = len(output.decode("utf-8")) - MAX_OUTPUT_CHARS
+        budget = options.budget_chars - over - 200
+        if budget <= 0:
+            return empty_output(provider, event), result
+        options = replace(options, budget_chars=budget)
+        result = match_prompt(workspace, prompt, options)
+        output = encode_output(provider.build_output(event, result.context))
+    return output, result
+
+
+def _base_run(provider: Provider, event: HookEvent, outcome: Outcome = "abstained") -> HookRun:
+    return HookRun(provider.name, event.name, event.kind, outcome, duration_ms=0.0)
+
+
+def _salt(data_dir: Path) -> bytes:
+    """The telemetry salt; without one (unreadable file) the run goes on unhashed and unrecorded."""
+    try:
+        return load_salt(data_dir)
+    except OSError as exc:
+        _warn(str(exc))
+        return b""
+
+
+def answer_prompt(
+    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+) -> Answer:
+    """Recall on the prompt (Claude Code, Codex, Gemini)."""
+    from ome.api import match_prompt, open_workspace, recall_options
+    from ome.config import load_config, resolve_data_dir
+
+    prompt = payload_text(payload, provider.prompt_fields)
+    cwd = payload_text(payload, provider.cwd_fields) or None
+    session_id = payload_text(payload, provider.session_fields)
+    base = _base_run(provider, event)
+    if is_maintenance_command(prompt):
+        root = resolve_data_dir(data_dir or None)
+        config = load_config(root)
+        run.set_deadline(config)
+        return Answer(
+            empty_output(provider, event),
+            replace(base, abstain_reason=ABSTAIN_MAINTENANCE),
+            root,
+            config,
+        )
+    workspace = open_workspace(data_dir or None, cwd)
+    config = workspace.config
+    run.set_deadline(config)
+    salt = _salt(workspace.data_dir)
+    session_key = (
+        keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt and session_id else ""
+    )
+    window = int(config.get("hook.reminder_prompts"))
+    state = load_session(session_path(workspace.data_dir, session_key)) if session_key else None
+    reminders = state.reminder_ids(window) if state else frozenset()
+    result = match_prompt(workspace, prompt, recall_options(workspace, reminder_ids=reminders))
+    output, result = fit_output(provider, event, workspace, prompt, result)
+    ids = tuple(m.id for m in result.matches) if output else ()
+    recorded = replace(
+        base,
+        outcome="matched" if ids else "abstained",
+        ids=ids,
+        scores=tuple(m.score for m in result.matches) if ids else (),
+        reminder_ids=tuple(i for i in ids if i in reminders),
+        abstain_reason="" if ids else (result.abstain_reason or ABSTAIN_OVER_CAP),
+        library=library_fingerprint((c.card.id, str(c.path)) for c in workspace.library.cards),
+        library_size=len(workspace.library.cards),
+        session=session_key,
+        prompt_hmac=keyed_hash(salt, "prompt", prompt) if salt else "",
+        context_chars=len(result.context) if ids else 0,
+        raw_prompt=prompt if config.get("privacy.save_raw_prompt") else None,
+    )
+    session = state.advance((i for i in ids if i not in reminders), window) if state else None
+    return Answer(output, recorded, workspace.data_dir, config, session)
+
+
+def workspace_text(root: Path) -> str:
+    """Words that say what a workspace is: README head, manifest name, description, keywords."""
+    import tomllib
+
+    parts: list[str] = []
+
+    def read(path: Path) -> str:
+        with path.open("rb") as handle:
+            return handle.read(64 * 1024).decode("utf-8", "replace")
+
+    def describe(doc: Any) -> None:
+        if isinstance(doc, dict):
+            for key in ("name", "description"):
+                if isinstance(doc.get(key), str):
+                    parts.append(doc[key])
+            keywords = doc.get("keywords")
+            if isinstance(keywords, list):
+                parts.append(" ".join(k for k in keywords if isinstance(k, str)))
+
+    for name, table in (("pyproject.toml", "project"), ("Cargo.toml", "package")):
+        try:
+            describe(tomllib.loads(read(root / name)).get(table))
+        except (OSError, ValueError):
+            pass
+    try:
+        describe(orjson.loads(read(root / "package.json")))
+    except (OSError, ValueError):
+        pass
+    try:
+        parts.append(read(root / "go.mod").splitlines()[0])
+    except (OSError, IndexError):
+        pass
+    for name in READMES:
+        try:
+            parts.append(read(root / name)[:WORKSPACE_TEXT_CHARS])
+            break
+        except OSError:
+            continue
+    return "\n".join(p for p in parts if p.strip())[: WORKSPACE_TEXT_CHARS * 2]
+
+
+def workspace_index(workspace: Workspace, cwd: Path) -> tuple[str, tuple[str, ...]]:
+    """Cursor's sessionStart context: project cards, then cards matching the workspace's words."""
+    from ome.api import match_prompt, recall_options
+
+    cards = {(c.card.id, str(c.layer)): c for c in workspace.library.cards}
+    chosen = [c for c in sorted(cards.values(), key=lambda c: c.card.id) if c.layer == "project"]
+    text = workspace_text(workspace.project_root or cwd)
+    if text:
+        options = recall_options(workspace, limit=SESSION_INDEX_CARDS)
+        for match in match_prompt(workspace, text, options).matches:
+            found = cards.get((match.id, match.layer))
+            if found is not None and found not in chosen:
+                chosen.append(found)
+    body = ""
+    ids: list[str] = []
+    for card_file in chosen[:SESSION_INDEX_CARDS]:
+        card = card_file.card
+        summary = " ".join(card.summary.split())
+        if len(summary) > SESSION_SUMMARY_CHARS:
+            summary = summary[: SESSION_SUMMARY_CHARS - 1].rstrip() + "…"
+        scope = " --scope project" if card_file.layer == "project" else ""
+        line = (
+            f"- [{card.risk} risk][{card.policy}] {card.display_title} ({card.id}): {summary}"
+            f" Rule: ome experience show {card.id} --section rule{scope}\n"
+        )
+        if len(SESSION_HEADER) + len(body) + len(line) > SESSION_INDEX_CHARS:
+            break
+        body += line
+        ids.append(card.id)
+    return (SESSION_HEADER + body if ids else ""), tuple(ids)
+
+
+def answer_session(
+    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+) -> Answer:
+    """Cursor's sessionStart: a bounded index of the cards most relevant to the workspace."""
+    from ome.api import open_workspace
+
+    cwd = payload_text(payload, provider.cwd_fields)
+    workspace = open_workspace(data_dir or None, cwd or None)
+    run.set_deadline(workspace.config)
+    context, ids = workspace_index(workspace, Path(cwd) if cwd else Path.cwd())
+    output = encode_output(provider.build_output(event, context))
+    session_id = payload_text(payload, provider.session_fields)
+    salt = _salt(workspace.data_dir) if session_id else b""
+    recorded = replace(
+        _base_run(provider, event),
+        outcome="matched" if ids else "abstained",
+        ids=ids,
+        abstain_reason="" if ids else "no_workspace_cards",
+        library=library_fingerprint((c.card.id, str(c.path)) for c in workspace.library.cards),
+        library_size=len(workspace.library.cards),
+        session=keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt else "",
+        context_chars=len(context),
+    )
+    return Answer(output, recorded, workspace.data_dir, workspace.config)
+
+
+def answer_ack(
+    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+) -> Answer:
+    """Cursor's beforeSubmitPrompt: let the prompt through; it cannot carry context."""
+    from ome.config import load_config, resolve_data_dir
+
+    root = resolve_data_dir(data_dir or None)
+    config = load_config(root)
+    run.set_deadline(config)
+    recorded = replace(_base_run(provider, event), outcome="ack")
+    return Answer(encode_output(provider.build_output(event, "")), recorded, root, config)
+
+
+ANSWERS = {"prompt": answer_prompt, "session": answer_session, "ack": answer_ack}
+
+
+# --- the run: one deadline, a worker thread, bookkeeping after the answer -------------------
+
+
+class _Run:
+    """State shared between the waiting main thread and the worker computing the answer."""
+
+    def __init__(self, provider: Provider, args: HookArgs, start: float) -> None:
+        self.provider = provider
+        self.args = args
+        self.start = start
+        self.deadline = start + DEFAULT_DEADLINE_MS / 1000
+        self.event = provider.event(args.event)
+        self.answer: Answer | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+
+    def set_deadline(self, config: Config) -> None:
+        ms = min(max(int(config.get("hook.deadline_ms")), 1), MAX_DEADLINE_MS)
+        self.deadline = self.start + ms / 1000
+
+    def work(self, stdin: Any) -> None:
+        try:
+            data = stdin.read(MAX_STDIN_BYTES + 1) if stdin is not None else b""
+            if len(data) > MAX_STDIN_BYTES:
+                raise ValueError(f"stdin is over {MAX_STDIN_BYTES} bytes")
+            payload = read_payload(data)
+            name = self.args.event or payload_text(payload, ("hook_event_name",))
+            self.event = event = self.provider.event(name)
+            self.answer = ANSWERS[event.kind](
+                self.provider, event, payload, self.args.data_dir, self
+            )
+        except BaseException as exc:  # the hook lets nothing escape
+            self.error = exc
+        finally:
+            self.done.set()
+
+    def wait(self) -> bool:
+        """Wait for the answer until the deadline (which the config may move); True if it came."""
+        while not self.done.wait(WAIT_STEP_S):
+            if time.monotonic() >= self.deadline:
+                return self.done.is_set()
+        return True
+
+
+def _warn(message: str) -> None:
+    try:
+        sys.stderr.write(f"ome hook: {' '.join(message.split())[:300]}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _write(output: bytes) -> None:
+    try:
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _record(
+    run: _Run, answer: Answer | None, outcome: Outcome, error: str, duration_ms: float
+) -> None:
+    """Save the session state and append the telemetry line; failures only warn."""
+    if os.environ.get(NO_RECORD_ENV):
+        return
+    try:
+        if answer is None:
+            from ome.config import load_config, resolve_data_dir
+
+            root = resolve_data_dir(run.args.data_dir or None)
+            config = load_config(root)
+            recorded = replace(_base_run(run.provider, run.event, outcome), error=error)
+        else:
+            root, config, recorded = answer.data_dir, answer.config, answer.run
+            if answer.session is not None and outcome != "deadline":
+                save_session(answer.session)
+            if outcome == "deadline":  # computed too late: the agent got nothing
+                recorded = replace(
+                    recorded, outcome=outcome, ids=(), scores=(), reminder_ids=(), context_chars=0
+                )
+        if config.get("telemetry.enabled"):
+            recorded = replace(recorded, duration_ms=duration_ms)
+            record_run(root, recorded, int(config.get("telemetry.max_bytes")))
+    except Exception as exc:  # recording is best effort; the agent already has its answer
+        _warn(f"could not record the run ({type(exc).__name__}: {exc})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the hook for `--provider P`; always returns 0 (exits 0 directly past the deadline)."""
+    start = time.monotonic()
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    provider = PROVIDERS.get(args.provider)
+    if provider is None:
+        _warn(f"unknown provider {args.provider!r}; use one of: {', '.join(PROVIDER_NAMES)}")
+        return 0
+    run = _Run(provider, args, start)
+    stdin = getattr(sys.stdin, "buffer", None)
+    threading.Thread(target=run.work, args=(stdin,), name="ome-hook", daemon=True).start()
+    in_time = run.wait()
+    answer = run.answer if in_time else None
+    outcome: Outcome
+    if answer is not None:
+        outcome, error = answer.run.outcome, ""
+        _write(answer.output)
+    else:
+        _write(empty_output(provider, run.event))
+        if not in_time:
+            outcome, error = "deadline", "deadline"
+            _warn(f"no answer within the {int((run.deadline - start) * 1000)} ms deadline")
+        else:
+            exc = run.error
+            outcome, error = "error", type(exc).__name__
+            _warn(f"{type(exc).__name__}: {exc}")
+    duration_ms = (time.monotonic() - start) * 1000
+    _record(run, run.answer, outcome, error, duration_ms)
+    if not in_time:
+        # The worker may still be inside recall; leave without waiting for it.
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(0)
+    return 0
+
+
+__all__ = [
+    "ABSTAIN_MAINTENANCE",
+    "Answer",
+    "HookArgs",
+    "SessionState",
+    "answer_ack",
+    "answer_prompt",
+    "answer_session",
+    "fit_output",
+    "is_maintenance_command",
+    "load_session",
+    "main",
+    "parse_args",
+    "prune_sessions",
+    "read_payload",
+    "save_session",
+    "session_path",
+    "workspace_index",
+    "workspace_text",
+]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
