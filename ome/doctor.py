@@ -27,6 +27,7 @@ class Check:
 
 def run_doctor(data_dir: str | Path | None, cwd: Path) -> tuple[Check, ...]:
     """Run every check; never raises for a broken library, it reports it."""
+    from ome.install import hook_checks  # deferred: install imports Check from here
     from ome.registry import build_bundled_registry, load_registry
 
     checks: list[Check] = []
@@ -90,6 +91,7 @@ def run_doctor(data_dir: str | Path | None, cwd: Path) -> tuple[Check, ...]:
             tuple(f"{w.path}: {w.message}" for w in warnings),
         )
     )
+    checks.extend(hook_checks(root, cwd))
     return tuple(checks)
 
 

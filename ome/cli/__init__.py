@@ -9,8 +9,10 @@ import click
 from ome import __version__
 from ome.cli.common import cwd_option, data_dir_option, emit_json, handle_errors, json_option
 from ome.cli.experience import experience_group
+from ome.cli.hook import hook_group
 from ome.cli.project import project_group
 from ome.cli.signals import signals_group
+from ome.cli.stats import stats_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -131,5 +133,7 @@ def doctor_command(data_dir: str | None, cwd: str | None, as_json: bool) -> None
 cli.add_command(experience_group)
 cli.add_command(project_group)
 cli.add_command(signals_group)
+cli.add_command(hook_group)
+cli.add_command(stats_command)
 
 __all__ = ["cli"]
