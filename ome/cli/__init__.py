@@ -8,6 +8,7 @@ import click
 
 from ome import __version__
 from ome.cli.common import cwd_option, data_dir_option, emit_json, handle_errors, json_option
+from ome.cli.eval import eval_group
 from ome.cli.experience import experience_group
 from ome.cli.hook import hook_group
 from ome.cli.project import project_group
@@ -133,6 +134,7 @@ def doctor_command(data_dir: str | None, cwd: str | None, as_json: bool) -> None
 cli.add_command(experience_group)
 cli.add_command(project_group)
 cli.add_command(signals_group)
+cli.add_command(eval_group)
 cli.add_command(hook_group)
 cli.add_command(stats_command)
 
