@@ -8,12 +8,9 @@ bundled signals with the same id.
 
 from __future__ import annotations
 
-import difflib
-import hashlib
 import importlib
 import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -290,8 +287,8 @@ def _best(candidates: Iterable[_Strings]) -> tuple[str, ...]:
     best: tuple[str, ...] = ()
     best_key: tuple[int, int] | None = None
     for candidate in candidates:
-        anchors = {anchor.strip() for anchor in candidate}
-        if not anchors or any(_weight(anchor) < 2 for anchor in anchors):
+        anchors = set(candidate)
+        if not anchors or any(_weight(anchor.strip()) < 2 for anchor in anchors):
             continue
         # An anchor containing another anchor of the set adds nothing.
         minimal = tuple(sorted(a for a in anchors if not any(b != a and b in a for b in anchors)))
@@ -548,6 +545,8 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
 
 def registry_digest(data: Mapping[str, Any]) -> str:
     """sha256 of the canonical (sorted, compact) JSON of everything but the digest itself."""
+    import hashlib
+
     body = {key: value for key, value in data.items() if key != "digest"}
     return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
@@ -563,6 +562,8 @@ def _check_references(signals: Mapping[str, dict[str, Any]], origin: Mapping[str
         for key in ("suppresses", "targets"):
             for other in signal[key]:
                 if other not in signals:
+                    import difflib
+
                     near = difflib.get_close_matches(other, known, n=3, cutoff=0.5)
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
                     raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
@@ -636,6 +637,8 @@ def registry_warnings(data: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _write_atomic(path: Path, content: bytes) -> None:
+    import tempfile
+
     handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "wb") as stream:

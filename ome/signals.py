@@ -8,10 +8,10 @@ anchors occurs in the prompt. Regexes use `regex` syntax with ASCII `\\b`/`\\w` 
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 import unicodedata
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -234,11 +234,25 @@ class _Prompt:
         return find_phrase(self.text, phrase, limit)
 
 
+def compile_pattern(pattern: str) -> Any:
+    """Compile with stdlib `re` when it reads the pattern the same way, else with `regex`.
+
+    Most pack patterns are plain `re` syntax; importing `regex` costs the hook ~10 ms, so it is
+    loaded only for patterns that need it (`\\p{Han}`, POSIX classes, ...).
+    """
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # "possible nested set": `regex` syntax, not `re`
+            return re.compile(pattern, re.ASCII)
+    except (re.error, FutureWarning):
+        regex = importlib.import_module("regex")
+        return regex.compile(pattern, regex.ASCII)
+
+
 def _compiled(registry: Registry, pattern: str) -> Any:
     compiled = registry._compiled.get(pattern)
     if compiled is None:
-        regex = importlib.import_module("regex")
-        compiled = regex.compile(pattern, regex.ASCII)
+        compiled = compile_pattern(pattern)
         registry._compiled[pattern] = compiled
     return compiled
 
@@ -357,6 +371,8 @@ def _id_key(value: str) -> str:
 
 def nearest_signal_ids(registry: Registry, unknown: str, limit: int = 3) -> tuple[str, ...]:
     """Registered ids that look like `unknown` (a typo or an old name), closest first."""
+    import difflib  # only lint and doctor ask; keep it off the hook's import path
+
     key = _id_key(unknown)
     key_words = {word for word in key.split("_") if word}
     scored: list[tuple[float, str]] = []
@@ -501,6 +517,7 @@ __all__ = [
     "SignalHit",
     "Suppression",
     "Vocabulary",
+    "compile_pattern",
     "detect_signals",
     "find_concepts",
     "find_phrase",

@@ -1,0 +1,319 @@
+"""Compiling packs: the committed registry is current, bad packs fail clearly, layers override."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import orjson
+import pytest
+from click.testing import CliRunner
+
+from ome.cli.signals import signals_group
+from ome.errors import RegistryError
+from ome.registry import (
+    REGISTRY_FILE,
+    build_bundled_registry,
+    bundled_pack_paths,
+    compile_registry,
+    derive_anchors,
+    load_registry,
+    read_pack,
+    registry_digest,
+    registry_warnings,
+    render_registry,
+)
+from ome.resources import resource_dir
+from ome.signals import detect_signals, normalize_text
+
+SIGNALS_DIR = resource_dir("signals")
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return path
+
+
+def _pack(signal_body: str, name: str = "mine") -> str:
+    body = textwrap.indent(textwrap.dedent(signal_body).strip(), "  ")
+    return f"pack: {name}\ndescription: test pack\nsignals:\n{body}\n"
+
+
+GOOD_SIGNAL = """
+- id: zebra_widget
+  polarity: positive
+  weight: 0.5
+  reason: Test signal.
+  routes: true
+  patterns:
+    phrases: [zebra widget]
+"""
+
+
+def test_committed_registry_equals_a_fresh_build() -> None:
+    fresh = compile_registry(bundled_pack_paths(), SIGNALS_DIR / "vocabulary")
+    committed = (SIGNALS_DIR / REGISTRY_FILE).read_bytes()
+    assert render_registry(fresh) == committed, "run `ome signals build` and commit the result"
+    assert build_bundled_registry(check=True).stale is False
+
+
+def test_registry_digest_covers_the_content() -> None:
+    data = orjson.loads((SIGNALS_DIR / REGISTRY_FILE).read_bytes())
+    assert data["digest"] == registry_digest(data)
+    changed = {**data, "signals": data["signals"][1:]}
+    assert registry_digest(changed) != data["digest"]
+
+
+def test_build_is_byte_identical_under_any_hash_seed() -> None:
+    script = (
+        "import hashlib, sys\n"
+        "from ome.registry import bundled_pack_paths, compile_registry, render_registry\n"
+        "from ome.resources import resource_dir\n"
+        "data = compile_registry(bundled_pack_paths(), resource_dir('signals') / 'vocabulary')\n"
+        "sys.stdout.write(hashlib.sha256(render_registry(data)).hexdigest())\n"
+    )
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=REPO_ROOT,
+            env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"},
+        ).stdout
+        for seed in ("0", "1", "4242")
+    }
+    assert len(digests) == 1
+
+
+def test_build_writes_then_reports_up_to_date_and_detects_staleness(tmp_path: Path) -> None:
+    root = tmp_path / "signals"
+    shutil.copytree(SIGNALS_DIR / "packs", root / "packs")
+    shutil.copytree(SIGNALS_DIR / "vocabulary", root / "vocabulary")
+    first = build_bundled_registry(root=root)
+    assert first.written and first.stale
+    assert (root / REGISTRY_FILE).read_bytes() == (SIGNALS_DIR / REGISTRY_FILE).read_bytes()
+    assert build_bundled_registry(check=True, root=root).stale is False
+    _write(root / "packs" / "extra.yaml", _pack(GOOD_SIGNAL, name="extra"))
+    stale = build_bundled_registry(check=True, root=root)
+    assert stale.stale and not stale.written
+    assert build_bundled_registry(root=root).signal_count == first.signal_count + 1
+
+
+@pytest.mark.parametrize(
+    ("pack_text", "message"),
+    [
+        (_pack(GOOD_SIGNAL.replace("routes: true", "routes: true\n  colour: red")), "'colour'"),
+        (_pack(GOOD_SIGNAL.replace("positive", "positve")), "`polarity` is 'positve'"),
+        (_pack(GOOD_SIGNAL + GOOD_SIGNAL), "defined twice"),
+        (
+            _pack(GOOD_SIGNAL.replace("routes: true", "routes: true\n  suppresses: [ui_surfce]")),
+            "did you mean ui_surface",
+        ),
+        (
+            _pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "regex: ['(unclosed']")),
+            "bad regex",
+        ),
+        (
+            _pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "regex: ['a*']")),
+            "matches the empty string",
+        ),
+        (
+            _pack(GOOD_SIGNAL.replace("routes: true", "routes: true\n  targets: [ui_surface]")),
+            "only negative signals may have `targets`",
+        ),
+        (_pack(GOOD_SIGNAL.replace("0.5", "1.5")), "`weight`"),
+        (_pack(GOOD_SIGNAL.replace("[zebra widget]", "[zebra, no]")), "quote it"),
+        (_pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "phrases: []")), "no patterns"),
+        (_pack(GOOD_SIGNAL.replace("routes: true", "routes: true\n  intent: go")), "`intent`"),
+        ("pack: mine\nsignals: [\n", "invalid YAML"),
+        ("signals: []\n", "`pack` must name the pack"),
+    ],
+    ids=[
+        "unknown-key",
+        "bad-polarity",
+        "duplicate-id",
+        "unknown-suppress",
+        "bad-regex",
+        "empty-regex",
+        "targets-on-positive",
+        "weight-range",
+        "yaml-bool",
+        "no-patterns",
+        "bad-intent",
+        "yaml-syntax",
+        "no-pack-name",
+    ],
+)
+def test_invalid_user_pack_names_the_file_and_the_fix(
+    tmp_path: Path, pack_text: str, message: str
+) -> None:
+    path = _write(tmp_path / "data" / "signals" / "broken.yaml", pack_text)
+    with pytest.raises(RegistryError) as caught:
+        load_registry(tmp_path / "data", None)
+    assert str(path) in str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_same_id_twice_in_one_layer_names_both_files(tmp_path: Path) -> None:
+    first = _write(tmp_path / "data" / "signals" / "a.yaml", _pack(GOOD_SIGNAL, "a"))
+    second = _write(tmp_path / "data" / "signals" / "b.yaml", _pack(GOOD_SIGNAL, "b"))
+    with pytest.raises(RegistryError) as caught:
+        load_registry(tmp_path / "data", None)
+    assert str(first) in str(caught.value) and str(second) in str(caught.value)
+
+
+def test_user_pack_overrides_a_bundled_id(tmp_path: Path) -> None:
+    override = GOOD_SIGNAL.replace("zebra_widget", "ui_surface")
+    _write(tmp_path / "data" / "signals" / "mine.yaml", _pack(override))
+    registry = load_registry(tmp_path / "data", None)
+    signal = registry.get("ui_surface")
+    assert signal is not None and signal.pack == "mine"
+    assert "ui_surface" in detect_signals(registry, "the zebra widget is off").fired_ids
+    assert "ui_surface" not in detect_signals(registry, "fix the settings page").fired_ids
+    assert registry.digest != load_registry().digest
+    assert any(p.name == "mine" and p.source == "user" for p in registry.packs)
+
+
+def test_project_pack_beats_user_pack_and_may_use_new_ids(tmp_path: Path) -> None:
+    _write(tmp_path / "data" / "signals" / "mine.yaml", _pack(GOOD_SIGNAL))
+    project_signal = GOOD_SIGNAL.replace("zebra widget", "okapi gadget").replace(
+        "routes: true", "routes: true\n  suppresses: [ui_surface]"
+    )
+    _write(tmp_path / "repo" / ".oh-my-experience" / "signals" / "p.yaml", _pack(project_signal))
+    registry = load_registry(tmp_path / "data", tmp_path / "repo")
+    detection = detect_signals(registry, "the okapi gadget page")
+    assert "zebra_widget" in detection.fired_ids
+    assert "ui_surface" not in detection.fired_ids
+    assert "zebra_widget" not in detect_signals(registry, "zebra widget").fired_ids
+
+
+def test_a_pack_file_can_switch_off_a_bundled_pack(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "data" / "signals" / "off.yaml",
+        "pack: agent-workflow\nenabled: false\nsignals: []\n",
+    )
+    registry = load_registry(tmp_path / "data", None)
+    assert registry.get("goal_execute") is not None
+    assert "goal_execute" not in detect_signals(registry, "创建目标并开始执行").fired_ids
+
+
+def test_read_pack_keeps_examples_out_of_the_compiled_signal(tmp_path: Path) -> None:
+    text = GOOD_SIGNAL + "  examples:\n    positive: [a zebra widget]\n    negative: [a zebra]\n"
+    pack = read_pack(_write(tmp_path / "p.yaml", _pack(text)))
+    assert [(e.should_fire, e.prompt) for e in pack.examples] == [
+        (True, "a zebra widget"),
+        (False, "a zebra"),
+    ]
+    assert "examples" not in pack.signals[0]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "anchors"),
+    [
+        (r"\bgoals?\b", ("goal",)),
+        (r"\bforce[- ]push", ("force push", "force-push")),
+        (r"(?:delete|drop) table", ("delete table", "drop table")),
+        (r"\bgit\s+(?:add|commit)\b", ("git",)),
+        (r"(?:当|如果)我说", ("如果我说", "当我说")),
+        (r"\bsession\b[^\n]{0,20}\b[0-9a-f]{8}-", ("session",)),
+        (r"(?:ab)+c?", ("ab",)),
+        (r"[0-9a-f]{8}-[0-9a-f]{4}", ()),
+        (r"\p{Han}+", ()),
+    ],
+)
+def test_derive_anchors(pattern: str, anchors: tuple[str, ...]) -> None:
+    assert derive_anchors(pattern) == anchors
+
+
+def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path) -> None:
+    vocabulary = SIGNALS_DIR / "vocabulary"
+    signal = GOOD_SIGNAL.replace("phrases: [zebra widget]", r"regex: ['\p{Han}{9}']")
+    data = compile_registry([_write(tmp_path / "p.yaml", _pack(signal))], vocabulary)
+    assert data["signals"][0]["regex"] == [{"pattern": r"\p{Han}{9}", "anchors": []}]
+    (warning,) = registry_warnings(data)
+    assert "mine/zebra_widget" in warning and "add `anchors:`" in warning
+
+
+def test_lexicon_terms_belong_to_one_concept(tmp_path: Path) -> None:
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(
+        vocabulary / "lexicon.yaml",
+        "concepts:\n  - {id: a, terms: [undo, 撤销]}\n  - {id: b, terms: [undo, 回退]}\n",
+    )
+    with pytest.raises(RegistryError, match="'undo' is also in concept 'a'"):
+        compile_registry([], vocabulary)
+
+
+@pytest.mark.parametrize(
+    ("statement", "forbidden"),
+    [
+        ("import ome.registry", ("yaml", "ruamel", "click", "regex")),
+        ("import ome.registry; ome.registry.load_registry()", ("yaml", "ruamel", "click")),
+    ],
+    ids=["import", "load-bundled"],
+)
+def test_hook_path_stays_off_yaml_ruamel_and_click(
+    statement: str, forbidden: tuple[str, ...]
+) -> None:
+    script = f"import json, sys; {statement}; print(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=REPO_ROOT
+    ).stdout
+    loaded = {name.split(".")[0] for name in orjson.loads(out)}
+    assert not loaded & set(forbidden)
+
+
+# --- command line -------------------------------------------------------------------------
+
+
+def test_cli_list_json_lists_every_signal() -> None:
+    result = CliRunner().invoke(signals_group, ["list", "--json"])
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.output)
+    ids = [s["id"] for s in doc["signals"]]
+    assert ids == sorted(ids) and {"goal_execute", "ui_surface"} <= set(ids)
+    assert set(doc["signals"][0]) >= {"id", "polarity", "pack", "reason", "routes"}
+
+
+def test_cli_list_human_is_a_table() -> None:
+    result = CliRunner().invoke(signals_group, ["list"])
+    assert result.exit_code == 0
+    assert result.output.splitlines()[0].split() == ["ID", "POLARITY", "PACK", "ROUTES", "REASON"]
+
+
+def test_cli_test_shows_hits_and_suppressions() -> None:
+    prompt = "When I say /goal in the docs, what happens?"
+    result = CliRunner().invoke(signals_group, ["test", prompt, "--json"])
+    assert result.exit_code == 0, result.output
+    doc = orjson.loads(result.output)
+    assert {"id": "goal_execute", "by": "goal_example_discussion"} in doc["suppressed"]
+    hit = next(h for h in doc["hits"] if h["id"] == "goal_example_discussion")
+    assert normalize_text(prompt)[hit["start"] : hit["end"]] == hit["text"]
+    human = CliRunner().invoke(signals_group, ["test", prompt])
+    assert "goal_example_discussion" in human.output
+    assert "suppressed: goal_execute (by goal_example_discussion)" in human.output
+
+
+def test_cli_test_says_when_nothing_fires() -> None:
+    result = CliRunner().invoke(signals_group, ["test", "hello"])
+    assert result.exit_code == 0 and "No signal fired." in result.output
+
+
+def test_cli_build_check_passes_on_the_committed_registry() -> None:
+    result = CliRunner().invoke(signals_group, ["build", "--check"])
+    assert result.exit_code == 0, result.output
+    assert "up to date" in result.output
+
+
+def test_cli_reports_a_broken_user_pack_in_one_line(tmp_path: Path) -> None:
+    path = _write(tmp_path / "data" / "signals" / "bad.yaml", "pack: x\nsignals: 3\n")
+    result = CliRunner().invoke(signals_group, ["list", "--data-dir", str(tmp_path / "data")])
+    assert result.exit_code == 1
+    assert str(path) in result.output and len(result.output.strip().splitlines()) == 1
