@@ -117,7 +117,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     original = normalize_text(prompt)
     text = original.lower()
     stopwords = vocab.stopwords_en | vocab.stopwords_zh
-    exclusions = _exclusion_spans(text, vocab.exclusion_cues)
+    exclusions = _exclusion_spans(text, vocab.negation_cues)
     positive: list[str] = []
     negated: set[str] = set()
     for token in tokenize(original):

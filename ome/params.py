@@ -31,34 +31,34 @@ QUERY_WEIGHT_CONCEPT = 0.8
 QUERY_WEIGHT_SIGNAL_ID = 1.0
 QUERY_WEIGHT_EXPANSION = 0.5
 
-# --- Evidence families (SPEC §5.7). Strengths are probabilities combined by noisy-OR; chosen so
-# one strong anchor (an exact multi-word trigger) clears the default threshold alone, while a
-# single plain word, a topic or a fired signal needs a second, independent family.
+# --- Evidence families (SPEC §5.7). Strengths are probabilities combined by noisy-OR. One strong
+# anchor (an exact specific trigger, alias or title) clears the default threshold alone; anything
+# weaker needs a second, independent family of at least FAMILY_MIN_STRENGTH.
 DEFAULT_THRESHOLD = 40  # the original's default evidence threshold
-EXACT_STRONG = 0.9  # exact trigger / alias / title phrase of two or more units
-EXACT_USE_WHEN = 0.8  # exact `use_when` situation (written for people, a little less precise)
-EXACT_SINGLE_TECHNICAL = 0.8  # one technical token: a path, flag, dotted or camelCase name
-EXACT_SINGLE_WORD = 0.4  # one plain word or a two-character Han word
-COVERAGE_MAX = 0.8  # full coverage of a multi-unit phrase inside one segment
-COVERAGE_MIN_SHARE = 0.5  # below this share of a phrase's units, coverage is no evidence
-COVERAGE_WHOLE_PROMPT_FACTOR = 0.75  # units spread over several sentences count for less
-CONCEPT_PHRASE = 0.6  # a one-concept trigger met through a synonym or translation
-CONCEPT_EACH = 0.25  # each concept shared with the card's phrases
-CONCEPT_MAX = 0.6
-OVERLAP_EACH = 0.1  # each distinct unit shared with the card's descriptive fields
-OVERLAP_HAN_BIGRAM = 0.5  # a Han bigram counts half a unit
-OVERLAP_MAX = 0.5
-OVERLAP_MIN_UNITS = 2
+ANCHOR_MAX = 0.9  # phrase family: strength of a perfect phrase match
+FULL_COVER_QUALITY = 0.85  # every unit of a multi-unit phrase inside one segment, any order
+PARTIAL_COVER = 0.7  # quality per share of units covered (at least half of them, two or more)
+COVERAGE_MIN_SHARE = 0.5
+COVERAGE_WHOLE_PROMPT_FACTOR = 0.7  # units spread over several sentences count for less
+CONCEPT_PHRASE_QUALITY = 0.75  # a one-concept trigger met through a synonym or translation
+SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
+TOPIC_QUALITY = 0.25  # a topic word is context, not an anchor
+USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precise than triggers
+DESCRIPTION_EACH = 0.1  # overlap family: per distinct unit shared with title/summary/use_when
+DESCRIPTION_MAX = 0.55
+DESCRIPTION_MIN_UNITS = 2
+DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
+HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
 SIGNAL_MAX = 0.45
 PATH_GLOB = 0.85  # a file the prompt names matches one of the card's `paths` globs
-CROSS_FIELD = 0.15  # matches in three or more distinct fields
+FAMILY_MIN_STRENGTH = 0.3  # a family below this does not count towards "two families"
 IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore_when phrase
 IGNORE_FUZZY_SHARE = 0.75
 
 # --- Selection (SPEC §5.10).
 DEFAULT_LIMIT = 4
-RELATIVE_FLOOR = 0.6  # a card without its own strong anchor must reach this share of the best
+RELATIVE_FLOOR = 0.7  # a card without its own strong anchor must reach this share of the best
 COLLAPSE_SIMILARITY = 0.6  # Jaccard of phrase units above which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).

@@ -172,37 +172,58 @@ def _lower(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower().strip()
 
 
-def _exact(phrase: Phrase, env: Envelope) -> float:
-    starts = phrase_in_text(phrase.text, env.text)
-    if not starts or not _outside(starts, env):
-        return 0.0
-    multi = len(phrase.units) >= 2 or (phrase.han and sum(is_han(c) for c in phrase.text) >= 3)
+def _phrase_quality(phrase: Phrase, env: Envelope) -> tuple[float, bool, str]:
+    """How well the prompt carries one card phrase: (quality 0-1, is a strong anchor, kind).
+
+    An exact occurrence of a specific phrase is the best evidence; a segment holding every unit
+    of a multi-unit phrase (words in another order, synonyms through concepts) comes next; then
+    a partial cover; a lone plain word is weak.
+    """
     if phrase.kind == "topic":
-        return params.EXACT_SINGLE_WORD if phrase.technical else params.EXACT_SINGLE_WORD / 2
-    if multi:
-        return params.EXACT_USE_WHEN if phrase.kind == "use_when" else params.EXACT_STRONG
-    if phrase.technical:
-        return params.EXACT_SINGLE_TECHNICAL
-    return params.EXACT_SINGLE_WORD
-
-
-def _coverage(phrase: Phrase, env: Envelope) -> tuple[float, bool]:
-    """Best segment coverage of a phrase; True when one segment holds every unit."""
+        starts = phrase_in_text(phrase.text, env.text)
+        found = bool(starts) and _outside(starts, env)
+        return (params.TOPIC_QUALITY if found else 0.0), False, "exact"
+    specific = (
+        len(phrase.units) >= 2
+        or phrase.technical
+        or (phrase.han and sum(is_han(c) for c in phrase.text) >= 3)
+    )
+    starts = phrase_in_text(phrase.text, env.text)
+    if starts and _outside(starts, env):
+        if specific:
+            return 1.0, True, "exact"
+        single = phrase.units[0] if phrase.units else ""
+        return params.SINGLE_WORD_QUALITY, single.startswith("§"), "exact"
     units = phrase.units
-    if len(units) < 2 or phrase.kind == "topic":
-        return 0.0, False
+    if len(units) == 1:
+        if units[0].startswith("§") and units[0] in env.term_set:
+            return params.CONCEPT_PHRASE_QUALITY, False, "concepts"
+        return 0.0, False, ""
     best, full = 0.0, False
     for segment in env.segments:
         share, found = coverage(units, segment.terms)
         if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
-            best = max(best, params.COVERAGE_MAX * share * share)
-            full = full or share == 1.0
+            quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
+            if quality > best:
+                best, full = quality, share == 1.0
     share, found = coverage(units, env.term_set)
     if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
-        best = max(best, params.COVERAGE_MAX * params.COVERAGE_WHOLE_PROMPT_FACTOR * share * share)
-    if phrase.kind == "use_when":
-        best *= params.EXACT_USE_WHEN / params.EXACT_STRONG
-    return best, full
+        best = max(best, share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR)
+    return best, full, "coverage"
+
+
+def _description_units(card: IndexedCard, env: Envelope) -> float:
+    """Distinct descriptive units of the card found together in the best window of segments."""
+    best = 0.0
+    segments = env.segments
+    for i in range(len(segments)):
+        window: set[str] = set()
+        for segment in segments[i : i + params.DESCRIPTION_WINDOW_SEGMENTS]:
+            window |= segment.terms
+        shared = card.descriptive_units & window
+        weight = sum(params.HAN_BIGRAM_WEIGHT if is_han(u[0]) else 1.0 for u in shared)
+        best = max(best, weight)
+    return best
 
 
 def assess_card(
@@ -217,71 +238,42 @@ def assess_card(
     c = card.card
     items: list[EvidenceItem] = []
     strong = False
-    best_exact: tuple[float, str] = (0.0, "")
-    best_cover: tuple[float, str] = (0.0, "")
-    concept_phrase: tuple[float, str] = (0.0, "")
-    present = env.term_set
+    best: tuple[float, str, str] = (0.0, "", "")
     for phrase in card.phrases:
-        exact = _exact(phrase, env)
-        if exact > best_exact[0]:
-            best_exact = (exact, phrase.text)
-        if exact >= params.EXACT_SINGLE_TECHNICAL:
-            strong = True
-        cover, full = _coverage(phrase, env)
-        if cover > best_cover[0]:
-            best_cover = (cover, phrase.text)
-        if full and phrase.kind in ("trigger", "alias", "title"):
-            strong = True
-        if (
-            phrase.kind != "topic"
-            and len(phrase.units) == 1
-            and phrase.units[0].startswith("§")
-            and phrase.units[0] in present
-            and not exact
-        ):
-            concept_phrase = max(concept_phrase, (params.CONCEPT_PHRASE, phrase.text))
-    if best_exact[0]:
-        items.append(EvidenceItem("exact", best_exact[0], best_exact[1]))
-    if best_cover[0]:
-        items.append(EvidenceItem("coverage", best_cover[0], best_cover[1]))
-    card_concepts = {u for p in card.phrases for u in p.units if u.startswith("§")}
-    shared_concepts = sorted(card_concepts & present)
-    concept_strength = max(
-        concept_phrase[0], min(params.CONCEPT_MAX, params.CONCEPT_EACH * len(shared_concepts))
-    )
-    if concept_strength and shared_concepts:
-        items.append(EvidenceItem("concepts", concept_strength, ",".join(shared_concepts)))
-    overlap_units = sorted(card.descriptive_units & present)
-    overlap = sum(
-        params.OVERLAP_HAN_BIGRAM if is_han(u[0]) else 1.0 for u in overlap_units
-    )
-    if overlap >= params.OVERLAP_MIN_UNITS:
+        quality, anchor, kind = _phrase_quality(phrase, env)
+        weight = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
+        strength = params.ANCHOR_MAX * quality * weight
+        if strength > best[0]:
+            best = (strength, kind, phrase.text)
+        strong = strong or (anchor and phrase.kind != "topic")
+    if best[0]:
+        items.append(EvidenceItem(best[1], best[0], best[2]))
+    described = _description_units(card, env)
+    if described >= params.DESCRIPTION_MIN_UNITS:
         items.append(
             EvidenceItem(
-                "overlap", min(params.OVERLAP_MAX, params.OVERLAP_EACH * overlap), str(len(overlap_units))
+                "overlap",
+                min(params.DESCRIPTION_MAX, params.DESCRIPTION_EACH * described),
+                f"{described:g} units",
             )
         )
     matched_paths = sorted(
-        f for f in env.files for glob in c.paths if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(
-            f, glob.removeprefix("**/")
-        )
+        f
+        for f in env.files
+        for glob in c.paths
+        if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(f, glob.removeprefix("**/"))
     )
     if matched_paths:
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         strong = True
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     if hinted:
-        weight = max((registry.get(h).weight for h in hinted if registry.get(h)), default=0.5)
+        weight = max(s.weight for h in hinted if (s := registry.get(h)) is not None)
         items.append(
             EvidenceItem(
                 "signals", min(params.SIGNAL_MAX, weight * params.SIGNAL_FACTOR), ",".join(hinted)
             )
         )
-    fields_hit = {
-        name for name, terms in card.fields if name not in ("signals", "intent") and present & set(terms)
-    }
-    if len(fields_hit) >= 3:
-        items.append(EvidenceItem("cross_field", params.CROSS_FIELD, ",".join(sorted(fields_hit))))
 
     penalty = 0.0
     for ignore in card.ignore:
@@ -299,11 +291,11 @@ def assess_card(
         if routed and not set(routed).intersection(env.fired) and not strong:
             rejection = REJECT_ROUTING
     if not rejection:
-        lexical = {i.family for i in items} & LEXICAL_FAMILIES
-        families = {i.family for i in items if i.family != "cross_field"}
+        solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH}
+        lexical = solid & LEXICAL_FAMILIES
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
-        elif not lexical or not (strong or len(families) >= 2):
+        elif not (strong or (lexical and len(solid) >= 2)):
             rejection = REJECT_WEAK
     return Assessment(
         card=card,
