@@ -19,6 +19,7 @@ from ome.registry import (
 from ome.signals import (
     INTENT_MODES,
     Registry,
+    compile_pattern,
     detect_signals,
     find_concepts,
     find_phrase,
@@ -271,6 +272,18 @@ def test_anchors_are_sound_on_every_example() -> None:
             for text in texts:
                 if compiled.search(text) and rule.anchors:
                     assert any(a in text for a in rule.anchors), (signal.id, rule.pattern, text)
+
+
+def test_stdlib_re_and_regex_agree_on_every_bundled_pattern() -> None:
+    """The hook compiles with `re` when it can; it must find what `regex` finds."""
+    texts = [normalize_text(row.prompt) for row in EXAMPLES]
+    for signal in REGISTRY.signals:
+        for rule in signal.regexes:
+            fast = compile_pattern(rule.pattern)
+            reference = regex.compile(rule.pattern, regex.ASCII)
+            for text in texts:
+                found = [m.span() for m in fast.finditer(text)]
+                assert found == [m.span() for m in reference.finditer(text)], rule.pattern
 
 
 @pytest.mark.parametrize(
