@@ -618,8 +618,11 @@ def plan_new_from_text(text: str, target: Target, today: date | None = None) -> 
         f["created"] = _fresh(day)
         f["updated"] = _fresh(day)
 
+    def heading(body: str) -> str:
+        return body.replace("\n# Title\n", f"\n# {title}\n", 1) if title else body
+
     path = card_path(target.root, card_id, "draft")
-    final, card = rewrite_text(text, str(path), card_id, fill)
+    final, card = rewrite_text(text, str(path), card_id, fill, heading)
     _check_rule(card.rule)
     return _plan(card, target, day, final)
 

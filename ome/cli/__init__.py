@@ -8,6 +8,7 @@ import click
 
 from ome import __version__
 from ome.cli.common import cwd_option, data_dir_option, emit_json, handle_errors, json_option
+from ome.cli.config import config_group
 from ome.cli.eval import eval_group
 from ome.cli.experience import experience_group
 from ome.cli.hook import hook_group
@@ -135,6 +136,7 @@ cli.add_command(experience_group)
 cli.add_command(project_group)
 cli.add_command(signals_group)
 cli.add_command(eval_group)
+cli.add_command(config_group)
 cli.add_command(hook_group)
 cli.add_command(stats_command)
 
