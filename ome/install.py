@@ -14,6 +14,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -382,7 +383,7 @@ def hook_status(provider_name: str, scope: Scope = "user", cwd: Path | None = No
     problems: list[str] = []
     for event, command in found:
         exe = command_executable(command)
-        if not exe or not Path(exe).exists():
+        if not exe or not (Path(exe).exists() if os.path.isabs(exe) else shutil.which(exe)):
             problems.append(f"{event}: the executable {exe or command!r} no longer exists")
         elif (event, command) not in expected:
             problems.append(f"{event}: runs another interpreter or options than this ome")
