@@ -290,7 +290,8 @@ def test_cursor_session_start_indexes_project_then_workspace_cards(
         project_card,
     )
     (project / "README.md").write_text(
-        "# Shop\n\nWe rebase often; never force push the shared branch.\n", encoding="utf-8"
+        "# Shop\n\nRelease tooling that can force push the shared branch after a rebase.\n",
+        encoding="utf-8",
     )
     done = run_hook(
         "cursor",
