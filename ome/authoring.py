@@ -63,8 +63,6 @@ DECISIONS: tuple[Decision, ...] = (
     "contextualize",
     "contradict",
 )
-# Decisions that rewrite the existing card, so it must live in a library ome may write.
-DECISIONS_ON_EXISTING: tuple[Decision, ...] = ("merge", "support", "contradict")
 WRITABLE_LAYERS: tuple[Layer, ...] = ("global", "project")
 # Slugs stay readable in a terminal and a file browser; pinyin of a long title gets long fast.
 MAX_SLUG_CHARS = 60
@@ -1013,6 +1011,7 @@ def verify_card(located: Located, today: date | None = None) -> Moved:
 
 __all__ = [
     "DECISIONS",
+    "ERROR_PREFIX",
     "MAX_SLUG_CHARS",
     "MERGE_NOTE",
     "NEW_CARD_TEMPLATE",
@@ -1029,6 +1028,7 @@ __all__ = [
     "ReadOnlyCardError",
     "Scope",
     "Target",
+    "WRITABLE_LAYERS",
     "append_rule",
     "apply_new",
     "archive_card",
@@ -1045,6 +1045,7 @@ __all__ = [
     "parse_alias",
     "plan_new",
     "plan_new_from_text",
+    "problems_text",
     "resolve_target",
     "restore_card",
     "rewrite_text",

@@ -425,3 +425,26 @@ def test_new_on_a_terminal_opens_a_template_in_the_editor(fresh: Path, tmp_path:
     assert "the card has no rule" in (folder / "shown-2.txt").read_text(encoding="utf-8")
     text = Path(doc["path"]).read_text(encoding="utf-8")
     assert "# The id is made from the title" in text and "status: draft" in text
+
+
+def test_new_on_a_terminal_asks_what_to_do_with_a_duplicate(fresh: Path) -> None:
+    path = write_hand_written(fresh)
+    controller, terminal = os.openpty()
+    try:
+        os.write(controller, b"support\n")  # the answer to the question, typed ahead
+        done = subprocess.run(
+            [sys.executable, "-m", "ome", "experience", "new", "--json"]
+            + ["--title", "Browser check", "--summary", "s", "--rule", "r"]
+            + ["--trigger", "real browser"],
+            stdin=terminal,
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    assert done.returncode == 0, done.stderr.decode()
+    assert b"browser-check" in done.stderr and b"support" in done.stderr
+    assert json.loads(done.stdout)["decision"] == "support"
+    assert "support:\n  count: 1\n" in path.read_text(encoding="utf-8")
