@@ -412,8 +412,20 @@ def _emit_new(result: NewResult, as_json: bool) -> None:
     metavar="LANG=PHRASE",
     help="Phrase in another language, e.g. zh-CN=浏览器验收 (repeat).",
 )
-@click.option("--policy", type=click.Choice(POLICIES), default="should", show_default=True)
-@click.option("--risk", type=click.Choice(LEVELS), default="medium", show_default=True)
+@click.option(
+    "--policy",
+    type=click.Choice(POLICIES),
+    default="should",
+    show_default=True,
+    help="must: ranked first among matches; summary: shorter reminder; off: never recalled.",
+)
+@click.option(
+    "--risk",
+    type=click.Choice(LEVELS),
+    default="medium",
+    show_default=True,
+    help="What ignoring the lesson costs.",
+)
 @write_scope_option("global")
 @click.option("--id", "card_id", default=None, help="Use this id, not one made from the title.")
 @click.option(
