@@ -232,29 +232,19 @@ def _salt(data_dir: Path) -> bytes:
 
 
 def answer_prompt(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
 ) -> Answer:
     """Recall on the prompt (Claude Code, Codex, Gemini)."""
     from ome.api import match_prompt, open_workspace, recall_options
-    from ome.config import load_config, resolve_data_dir
 
     prompt = payload_text(payload, provider.prompt_fields)
     cwd = payload_text(payload, provider.cwd_fields) or None
     session_id = payload_text(payload, provider.session_fields)
     base = _base_run(provider, event)
     if is_maintenance_command(prompt):
-        root = resolve_data_dir(data_dir or None)
-        config = load_config(root)
-        run.set_deadline(config)
-        return Answer(
-            empty_output(provider, event),
-            replace(base, abstain_reason=ABSTAIN_MAINTENANCE),
-            root,
-            config,
-        )
-    workspace = open_workspace(data_dir or None, cwd)
-    config = workspace.config
-    run.set_deadline(config)
+        recorded = replace(base, abstain_reason=ABSTAIN_MAINTENANCE)
+        return Answer(empty_output(provider, event), recorded, config.data_dir, config)
+    workspace = open_workspace(config.data_dir, cwd)
     salt = _salt(workspace.data_dir)
     session_key = (
         keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt and session_id else ""
@@ -357,14 +347,13 @@ def workspace_index(workspace: Workspace, cwd: Path) -> tuple[str, tuple[str, ..
 
 
 def answer_session(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
 ) -> Answer:
     """Cursor's sessionStart: a bounded index of the cards most relevant to the workspace."""
     from ome.api import open_workspace
 
     cwd = payload_text(payload, provider.cwd_fields)
-    workspace = open_workspace(data_dir or None, cwd or None)
-    run.set_deadline(workspace.config)
+    workspace = open_workspace(config.data_dir, cwd or None)
     context, ids = workspace_index(workspace, Path(cwd) if cwd else Path.cwd())
     output = encode_output(provider.build_output(event, context))
     session_id = payload_text(payload, provider.session_fields)
@@ -383,16 +372,13 @@ def answer_session(
 
 
 def answer_ack(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], data_dir: str, run: _Run
+    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
 ) -> Answer:
     """Cursor's beforeSubmitPrompt: let the prompt through; it cannot carry context."""
-    from ome.config import load_config, resolve_data_dir
-
-    root = resolve_data_dir(data_dir or None)
-    config = load_config(root)
-    run.set_deadline(config)
     recorded = replace(_base_run(provider, event), outcome="ack")
-    return Answer(encode_output(provider.build_output(event, "")), recorded, root, config)
+    return Answer(
+        encode_output(provider.build_output(event, "")), recorded, config.data_dir, config
+    )
 
 
 ANSWERS = {"prompt": answer_prompt, "session": answer_session, "ack": answer_ack}
@@ -410,6 +396,7 @@ class _Run:
         self.start = start
         self.deadline = start + DEFAULT_DEADLINE_MS / 1000
         self.event = provider.event(args.event)
+        self.config: Config | None = None
         self.answer: Answer | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
@@ -420,15 +407,18 @@ class _Run:
 
     def work(self, stdin: Any) -> None:
         try:
+            from ome.config import load_config, resolve_data_dir
+
+            # The config first: it sets the deadline for everything after it.
+            self.config = config = load_config(resolve_data_dir(self.args.data_dir or None))
+            self.set_deadline(config)
             data = stdin.read(MAX_STDIN_BYTES + 1) if stdin is not None else b""
             if len(data) > MAX_STDIN_BYTES:
                 raise ValueError(f"stdin is over {MAX_STDIN_BYTES} bytes")
             payload = read_payload(data)
             name = self.args.event or payload_text(payload, ("hook_event_name",))
             self.event = event = self.provider.event(name)
-            self.answer = ANSWERS[event.kind](
-                self.provider, event, payload, self.args.data_dir, self
-            )
+            self.answer = ANSWERS[event.kind](self.provider, event, payload, config)
         except BaseException as exc:  # the hook lets nothing escape
             self.error = exc
         finally:
@@ -466,10 +456,9 @@ def _record(
         return
     try:
         if answer is None:
-            from ome.config import load_config, resolve_data_dir
-
-            root = resolve_data_dir(run.args.data_dir or None)
-            config = load_config(root)
+            if run.config is None:
+                return  # no readable config: nowhere to record, and no telling if allowed
+            root, config = run.config.data_dir, run.config
             recorded = replace(_base_run(run.provider, run.event, outcome), error=error)
         else:
             root, config, recorded = answer.data_dir, answer.config, answer.run

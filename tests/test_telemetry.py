@@ -176,6 +176,7 @@ def test_the_file_rotates_by_size(tmp_path: Path) -> None:
 
 
 def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
+    configure(library, "hook:\n  deadline_ms: 10000\n")  # every run answers, even on 2 CPUs
     body = json.dumps({"session_id": "s", "cwd": "/nowhere", "prompt": PROMPT}).encode()
     procs = [
         subprocess.Popen(
@@ -194,6 +195,7 @@ def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
     events = lines(library)  # every line parses
     assert len(events) == 50
     assert all(e["schema"] == 1 and e["provider"] == "codex" for e in events)
+    assert {e["outcome"] for e in events} == {"matched"}
 
 
 # --- stats --------------------------------------------------------------------------------------
