@@ -29,6 +29,8 @@ _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
 _HAN_RUN_RE = re.compile(
     r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+"
 )
+# Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
+_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # A short Han run is also kept whole: a two- to four-character word is a word.
 _MAX_WHOLE_HAN_RUN = 4
 
@@ -43,8 +45,9 @@ class Token:
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms), drop stack frames, replace code fences by their tokens."""
-    folded = unicodedata.normalize("NFKC", text)
+    """NFKC-fold (full-width forms, curly quotes), drop stack frames, replace code fences by
+    their tokens. Lower-casing is left to the caller: camelCase splitting needs the case."""
+    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES)
     folded = _FENCE_RE.sub(lambda m: " " + " ".join(_fence_tokens(m.group(1))) + " ", folded)
     folded = _FRAME_RE.sub(" ", folded)
     return folded[:MAX_ANALYSED_CHARS]

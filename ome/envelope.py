@@ -86,7 +86,8 @@ def detect_language(text: str) -> Language:
     return "zh" if han else "en"
 
 
-def _exclusion_spans(text: str, cues: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+def _cue_spans(text: str, cues: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """Spans from each cue to the end of its clause, merged."""
     spans: list[tuple[int, int]] = []
     for cue in cues:
         for start, _ in find_phrase(text, cue):
@@ -117,7 +118,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     original = normalize_text(prompt)
     text = original.lower()
     stopwords = vocab.stopwords_en | vocab.stopwords_zh
-    exclusions = _exclusion_spans(text, vocab.negation_cues)
+    exclusions = _cue_spans(text, vocab.exclusion_cues)
+    negations = _cue_spans(text, vocab.negation_cues)
     positive: list[str] = []
     negated: set[str] = set()
     for token in tokenize(original):
@@ -150,12 +152,15 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             start = stop
 
     detection = detect_signals(registry, text)
+    # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
+    # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(
         sorted(
             {
                 hit.id
                 for hit in detection.hits
-                if hit.polarity == "negative" or not _inside(hit.start, exclusions)
+                if hit.polarity == "negative"
+                or any(not _inside(start, negations) for start, _ in (hit.spans or ((hit.start, hit.end),)))
             }
         )
     )

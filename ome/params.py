@@ -45,8 +45,9 @@ SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
 TOPIC_QUALITY = 0.25  # a topic word is context, not an anchor
 USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precise than triggers
 DESCRIPTION_EACH = 0.1  # overlap family: per distinct unit shared with title/summary/use_when
-DESCRIPTION_MAX = 0.55
+DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
+DESCRIPTION_ALONE_UNITS = 6  # this many shared units in a few sentences admit without an anchor
 DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
@@ -58,7 +59,7 @@ IGNORE_FUZZY_SHARE = 0.75
 
 # --- Selection (SPEC §5.10).
 DEFAULT_LIMIT = 4
-RELATIVE_FLOOR = 0.7  # a card without its own strong anchor must reach this share of the best
+RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
 COLLAPSE_SIMILARITY = 0.6  # Jaccard of phrase units above which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).

@@ -63,7 +63,9 @@ REGEX_KEYS = frozenset({"pattern", "anchors"})
 NEAR_KEYS = frozenset({"groups", "window"})
 EXAMPLE_KEYS = frozenset({"positive", "negative"})
 STOPWORD_KEYS = frozenset({"en", "zh"})
-ENVELOPE_KEYS = frozenset({"negation_cues", "task_types", "surfaces", "operations"})
+ENVELOPE_KEYS = frozenset(
+    {"negation_cues", "exclusion_cues", "task_types", "surfaces", "operations"}
+)
 LEXICON_KEYS = frozenset({"concepts"})
 CONCEPT_KEYS = frozenset({"id", "terms"})
 
@@ -524,6 +526,9 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
     env_check = _Checker(env_path)
     envelope = env_check.mapping(_load_yaml(env_path), "the envelope file", ENVELOPE_KEYS)
     cues = env_check.mapping(envelope.get("negation_cues", {}), "`negation_cues`", STOPWORD_KEYS)
+    exclusions = env_check.mapping(
+        envelope.get("exclusion_cues", {}), "`exclusion_cues`", STOPWORD_KEYS
+    )
     return {
         "stopwords": {
             lang: sorted(stop_check.strings(stopwords.get(lang), f"`{lang}`"))
@@ -531,6 +536,10 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
         },
         "negation_cues": {
             lang: sorted(env_check.strings(cues.get(lang), f"`negation_cues.{lang}`"))
+            for lang in sorted(STOPWORD_KEYS)
+        },
+        "exclusion_cues": {
+            lang: sorted(env_check.strings(exclusions.get(lang), f"`exclusion_cues.{lang}`"))
             for lang in sorted(STOPWORD_KEYS)
         },
         "task_types": _labelled_terms(env_check, envelope.get("task_types"), "task_types"),

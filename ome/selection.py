@@ -295,7 +295,11 @@ def assess_card(
         lexical = solid & LEXICAL_FAMILIES
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
-        elif not (strong or (lexical and len(solid) >= 2)):
+        elif not (
+            strong
+            or (lexical and len(solid) >= 2)
+            or described >= params.DESCRIPTION_ALONE_UNITS
+        ):
             rejection = REJECT_WEAK
     return Assessment(
         card=card,
