@@ -190,7 +190,6 @@ class Answer:
 
     output: bytes
     run: HookRun
-    data_dir: Path
     config: Config
     session: SessionState | None = None
 
@@ -207,9 +206,8 @@ def fit_output(
 
     output = encode_output(provider.build_output(event, result.context))
     options: RecallOptions = result.options
-    while len(output.decode("utf-8")) > MAX_OUTPUT_CHARS:
-        over = len(output.decode("utf-8")) - MAX_OUTPUT_CHARS
-        budget = options.budget_chars - over - 200
+    while (over := len(output.decode("utf-8")) - MAX_OUTPUT_CHARS) > 0:
+        budget = options.budget_chars - over - 200  # JSON escaping grows with the text
         if budget <= 0:
             return empty_output(provider, event), result
         options = replace(options, budget_chars=budget)
@@ -223,7 +221,7 @@ def _base_run(provider: Provider, event: HookEvent, outcome: Outcome = "abstaine
 
 
 def _salt(data_dir: Path) -> bytes:
-    """The telemetry salt; without one (unreadable file) the run goes on unhashed and unrecorded."""
+    """The telemetry salt; with a corrupt salt file the run goes on without hashes or reminders."""
     try:
         return load_salt(data_dir)
     except OSError as exc:
@@ -243,7 +241,7 @@ def answer_prompt(
     base = _base_run(provider, event)
     if is_maintenance_command(prompt):
         recorded = replace(base, abstain_reason=ABSTAIN_MAINTENANCE)
-        return Answer(empty_output(provider, event), recorded, config.data_dir, config)
+        return Answer(empty_output(provider, event), recorded, config)
     workspace = open_workspace(config.data_dir, cwd)
     salt = _salt(workspace.data_dir)
     session_key = (
@@ -270,7 +268,7 @@ def answer_prompt(
         raw_prompt=prompt if config.get("privacy.save_raw_prompt") else None,
     )
     session = state.advance((i for i in ids if i not in reminders), window) if state else None
-    return Answer(output, recorded, workspace.data_dir, config, session)
+    return Answer(output, recorded, config, session)
 
 
 def workspace_text(root: Path) -> str:
@@ -368,7 +366,7 @@ def answer_session(
         session=keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt else "",
         context_chars=len(context),
     )
-    return Answer(output, recorded, workspace.data_dir, workspace.config)
+    return Answer(output, recorded, config)
 
 
 def answer_ack(
@@ -376,9 +374,7 @@ def answer_ack(
 ) -> Answer:
     """Cursor's beforeSubmitPrompt: let the prompt through; it cannot carry context."""
     recorded = replace(_base_run(provider, event), outcome="ack")
-    return Answer(
-        encode_output(provider.build_output(event, "")), recorded, config.data_dir, config
-    )
+    return Answer(encode_output(provider.build_output(event, "")), recorded, config)
 
 
 ANSWERS = {"prompt": answer_prompt, "session": answer_session, "ack": answer_ack}
@@ -461,7 +457,7 @@ def _record(
             root, config = run.config.data_dir, run.config
             recorded = replace(_base_run(run.provider, run.event, outcome), error=error)
         else:
-            root, config, recorded = answer.data_dir, answer.config, answer.run
+            root, config, recorded = answer.config.data_dir, answer.config, answer.run
             if answer.session is not None and outcome != "deadline":
                 save_session(answer.session)
             if outcome == "deadline":  # computed too late: the agent got nothing

@@ -83,8 +83,11 @@ def project(data_dir: Path, tmp_path: Path) -> Path:
     write_card(
         active, "broken", "---\nschema: ome-card\nid: broken\nstatus: active\n---\nno rule\n"
     )
+    # A generous deadline keeps these tests steady on a loaded machine; the 1.5 s default has
+    # its own tests below.
     (data_dir / "config.yaml").write_text(
-        "library:\n  starter_cards: false\nhook:\n  reminder_prompts: 2\n", encoding="utf-8"
+        "library:\n  starter_cards: false\nhook:\n  reminder_prompts: 2\n  deadline_ms: 10000\n",
+        encoding="utf-8",
     )
     shop = tmp_path / "shop"
     (shop / ".git").mkdir(parents=True)
@@ -181,8 +184,9 @@ def test_an_invalid_card_beside_it_does_not_stop_the_match(project: Path, data_d
 )
 @pytest.mark.parametrize("provider", list(PROVIDERS))
 def test_any_stdin_exits_0_within_5s_with_valid_output(
-    project: Path, provider: str, stdin: bytes
+    project: Path, data_dir: Path, provider: str, stdin: bytes
 ) -> None:
+    (data_dir / "config.yaml").write_text("library:\n  starter_cards: false\n")  # 1.5 s default
     start = time.monotonic()
     done = run_hook(provider, stdin)
     assert time.monotonic() - start < 5
@@ -191,8 +195,9 @@ def test_any_stdin_exits_0_within_5s_with_valid_output(
     assert check_output(PROVIDERS[provider], event, done.stdout) == ""
 
 
-def test_past_the_deadline_the_agent_gets_the_empty_response(project: Path) -> None:
-    """stdin that never closes: the one deadline (1.5 s) still ends the run."""
+def test_past_the_deadline_the_agent_gets_the_empty_response(project: Path, data_dir: Path) -> None:
+    """stdin that never closes: the one deadline (1.5 s by default) still ends the run."""
+    (data_dir / "config.yaml").write_text("library:\n  starter_cards: false\n")
     start = time.monotonic()
     with subprocess.Popen(
         [*MODULE_HOOK, "--provider", "claude"],
@@ -337,7 +342,9 @@ def test_output_stays_within_the_agent_cap(data_dir: Path, tmp_path: Path) -> No
         )
         write_card(active, card_id, text.replace("force push", f"force push widget {n}"))
     (data_dir / "config.yaml").write_text(
-        "library:\n  starter_cards: false\nrecall:\n  budget_chars: 9000\n", encoding="utf-8"
+        "library:\n  starter_cards: false\nrecall:\n  budget_chars: 9000\n"
+        "hook:\n  deadline_ms: 10000\n",
+        encoding="utf-8",
     )
     done = run_hook("codex", payload("codex", cwd=str(tmp_path), prompt=EN_PROMPT))
     assert done.returncode == 0

@@ -93,13 +93,15 @@ def library(data_dir: Path) -> Path:
     active.mkdir(parents=True)
     (active / "force-push-shared-branch.md").write_text(CARD, encoding="utf-8")
     (active / "rotate-api-keys.md").write_text(IDLE_CARD, encoding="utf-8")
-    (data_dir / "config.yaml").write_text("library:\n  starter_cards: false\n", encoding="utf-8")
+    configure(data_dir, "")
     return data_dir
 
 
 def configure(data_dir: Path, extra: str) -> None:
+    """Only the test cards; a deadline generous enough for a loaded machine."""
     (data_dir / "config.yaml").write_text(
-        "library:\n  starter_cards: false\n" + extra, encoding="utf-8"
+        "library:\n  starter_cards: false\nhook:\n  deadline_ms: 10000\n" + extra,
+        encoding="utf-8",
     )
 
 
@@ -176,7 +178,6 @@ def test_the_file_rotates_by_size(tmp_path: Path) -> None:
 
 
 def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
-    configure(library, "hook:\n  deadline_ms: 10000\n")  # every run answers, even on 2 CPUs
     body = json.dumps({"session_id": "s", "cwd": "/nowhere", "prompt": PROMPT}).encode()
     procs = [
         subprocess.Popen(
