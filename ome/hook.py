@@ -428,12 +428,29 @@ class _Run:
         return True
 
 
+_warned = threading.Event()
+
+
 def _warn(message: str) -> None:
+    """One line on stderr per run: the first problem, which is usually the cause of the rest."""
+    if _warned.is_set():
+        return
+    _warned.set()
     try:
         sys.stderr.write(f"ome hook: {' '.join(message.split())[:300]}\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+
+
+def _where(exc: BaseException | None) -> str:
+    """` (at file:line)` of the innermost frame, so one stderr line is enough to find a bug."""
+    if exc is None or exc.__traceback__ is None or isinstance(exc, ValueError):
+        return ""
+    import traceback
+
+    frame = traceback.extract_tb(exc.__traceback__)[-1]
+    return f" (at {Path(frame.filename).name}:{frame.lineno})"
 
 
 def _write(output: bytes) -> None:
@@ -496,7 +513,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             exc = run.error
             outcome, error = "error", type(exc).__name__
-            _warn(f"{type(exc).__name__}: {exc}")
+            _warn(f"{type(exc).__name__}: {exc}{_where(exc)}")
     duration_ms = (time.monotonic() - start) * 1000
     _record(run, run.answer, outcome, error, duration_ms)
     if not in_time:

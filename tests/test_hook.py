@@ -398,3 +398,19 @@ def test_a_full_hook_run_loads_no_click_ruamel_or_pypinyin(project: Path) -> Non
     )
     assert CARD_ID in context_of("claude", done.stdout)
     assert done.stderr.decode().rsplit("HEAVY=", 1)[1] == ""
+
+
+def test_an_unwritable_data_dir_still_answers_with_one_stderr_line(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    done = subprocess.run(
+        [*MODULE_HOOK, "--provider", "claude"],
+        input=json.dumps({"prompt": EN_PROMPT, "cwd": str(tmp_path), "session_id": "s"}).encode(),
+        capture_output=True,
+        env={**os.environ, "OME_HOME": str(blocker / "data")},
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 0
+    assert check_output(PROVIDERS["claude"], PROVIDERS["claude"].events[0], done.stdout) == ""
+    assert done.stderr.count(b"\n") == 1
