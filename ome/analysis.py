@@ -120,7 +120,9 @@ def tokenize(text: str) -> list[Token]:
             split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
             pieces.extend(camel if split else [part])
         if len(pieces) <= 1 and lower.isalnum():
-            tokens.append(Token(stem(lower), start, "word"))
+            # A lone letter is the tail of a contraction ("what's") or a variable name: noise.
+            if len(lower) > 1 or lower.isdigit():
+                tokens.append(Token(stem(lower), start, "word"))
             continue
         tokens.append(Token(lower.strip("./\\:-"), start, "code"))
         offset = 0

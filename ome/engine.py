@@ -181,7 +181,9 @@ def recall(
         card = index.cards[position]
         gates, rejection = gate_card(card, env, registry, opts.project_key)
         assessments.append(
-            (position, assess_card(card, env, registry, gates, rejection, opts.threshold))
+            (position, assess_card(
+                card, env, registry, gates, rejection, opts.threshold, index.specificity
+            ))
         )
     if not assessments:
         return RecallResult(

@@ -14,6 +14,7 @@ from ome.analysis import is_han, normalize_text, tokenize
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
 from ome.params import FIELD_WEIGHTS
+from ome.scoring import specificity
 
 PhraseKind = str  # "trigger" | "alias" | "title" | "use_when" | "topic"
 
@@ -60,6 +61,10 @@ class CardIndex:
     @property
     def size(self) -> int:
         return len(self.cards)
+
+    def specificity(self, term: str) -> float:
+        """How specific a term is in this library (1.0 for a term on one card or none)."""
+        return specificity(self.doc_freq.get(term, 0), len(self.cards))
 
 
 def _is_technical(text: str) -> bool:

@@ -40,19 +40,22 @@ FULL_COVER_QUALITY = 0.85  # every unit of a multi-unit phrase inside one segmen
 PARTIAL_COVER = 0.7  # quality per share of units covered (at least half of them, two or more)
 COVERAGE_MIN_SHARE = 0.5
 COVERAGE_WHOLE_PROMPT_FACTOR = 0.7  # units spread over several sentences count for less
-CONCEPT_PHRASE_QUALITY = 0.75  # a one-concept trigger met through a synonym or translation
+CONCEPT_PHRASE_QUALITY = 0.5  # a one-concept trigger met through a synonym or translation
 SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
 TOPIC_QUALITY = 0.25  # a topic word is context, not an anchor
 USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precise than triggers
-DESCRIPTION_EACH = 0.1  # overlap family: per distinct unit shared with title/summary/use_when
+DESCRIPTION_SCALE = 3.0  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
-DESCRIPTION_ALONE_UNITS = 6  # this many shared units in a few sentences admit without an anchor
+DESCRIPTION_ALONE_COSINE = 0.13  # a description this close is an anchor of its own (admits alone)
 DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
 SIGNAL_MAX = 0.45
 PATH_GLOB = 0.85  # a file the prompt names matches one of the card's `paths` globs
+# A card whose routing signal did not fire still passes with a strong anchor, or with this score
+# from two lexical families: signals are heuristics, and a missed phrasing must not hide a card.
+ROUTING_BYPASS_SCORE = 60
 FAMILY_MIN_STRENGTH = 0.3  # a family below this does not count towards "two families"
 IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore_when phrase
 IGNORE_FUZZY_SHARE = 0.75

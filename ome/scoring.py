@@ -10,7 +10,7 @@ noisy-OR, so each family adds certainty without any one sum running past 1.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ome.params import BM25_B, BM25_K1, RRF_K
 
@@ -80,12 +80,30 @@ def rrf(rankings: Sequence[Sequence[str]], k: int = RRF_K) -> dict[str, float]:
     return fused
 
 
-def coverage(units: Sequence[str], present: frozenset[str] | set[str]) -> tuple[float, int]:
-    """Share of a phrase's units found in a prompt, and how many were found."""
+def coverage(
+    units: Sequence[str],
+    present: frozenset[str] | set[str],
+    weight: Callable[[str], float] | None = None,
+) -> tuple[float, int]:
+    """Share of a phrase's units found in a prompt (weighted by `weight`), and how many were."""
     if not units:
         return 0.0, 0
-    found = sum(1 for u in units if u in present)
-    return found / len(units), found
+    found = [u for u in units if u in present]
+    if weight is None:
+        return len(found) / len(units), len(found)
+    total = sum(weight(u) for u in units)
+    return (sum(weight(u) for u in found) / total if total else 0.0), len(found)
+
+
+def specificity(doc_freq: int, n_docs: int) -> float:
+    """How specific a term is within a library, in (0, 1]: idf relative to a one-card term.
+
+    A word on half the cards weighs about a fifth of a word on one card; the ratio depends on
+    the share of cards, not on how many cards there are.
+    """
+    if n_docs < 2 or doc_freq <= 1:
+        return 1.0
+    return idf(doc_freq, n_docs) / idf(1, n_docs)
 
 
 def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
@@ -104,4 +122,5 @@ __all__ = [
     "pseudo_frequency",
     "rrf",
     "saturate",
+    "specificity",
 ]

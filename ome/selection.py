@@ -7,6 +7,8 @@ return it?". A rejection always carries a reason code that `--explain` shows.
 from __future__ import annotations
 
 import fnmatch
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ome import params
@@ -33,6 +35,7 @@ REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
 REJECT_LIMIT = "over_limit"
 
+Weight = Callable[[str], float]
 LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
 _INFLECTIONS = ("", "s", "es", "d", "ed", "ing")
 
@@ -172,7 +175,7 @@ def _lower(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower().strip()
 
 
-def _phrase_quality(phrase: Phrase, env: Envelope) -> tuple[float, bool, str]:
+def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[float, bool, str]:
     """How well the prompt carries one card phrase: (quality 0-1, is a strong anchor, kind).
 
     An exact occurrence of a specific phrase is the best evidence; a segment holding every unit
@@ -201,29 +204,41 @@ def _phrase_quality(phrase: Phrase, env: Envelope) -> tuple[float, bool, str]:
         return 0.0, False, ""
     best, full = 0.0, False
     for segment in env.segments:
-        share, found = coverage(units, segment.terms)
+        share, found = coverage(units, segment.terms, weight)
         if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
             quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
             if quality > best:
                 best, full = quality, share == 1.0
-    share, found = coverage(units, env.term_set)
+    share, found = coverage(units, env.term_set, weight)
     if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
         best = max(best, share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR)
     return best, full, "coverage"
 
 
-def _description_units(card: IndexedCard, env: Envelope) -> float:
-    """Distinct descriptive units of the card found together in the best window of segments."""
-    best = 0.0
+def _description_match(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[float, float]:
+    """Best (cosine, shared units) between the card's description and a window of segments.
+
+    Cosine over distinct units (Salton's set cosine: shared / sqrt(|card| * |window|)) keeps a
+    long window or a long summary from matching by sheer size; Han bigrams count half.
+    """
+    best = (0.0, 0.0)
     segments = env.segments
+    size = _weight(card.descriptive_units, weight)
+    if not size:
+        return best
     for i in range(len(segments)):
         window: set[str] = set()
         for segment in segments[i : i + params.DESCRIPTION_WINDOW_SEGMENTS]:
             window |= segment.terms
-        shared = card.descriptive_units & window
-        weight = sum(params.HAN_BIGRAM_WEIGHT if is_han(u[0]) else 1.0 for u in shared)
-        best = max(best, weight)
+        shared = _weight(card.descriptive_units & window, weight)
+        if shared:
+            cosine = shared / math.sqrt(size * _weight(window, weight))
+            best = max(best, (cosine, shared))
     return best
+
+
+def _weight(units: frozenset[str] | set[str], weight: Weight) -> float:
+    return sum(weight(u) * (params.HAN_BIGRAM_WEIGHT if is_han(u[0]) else 1.0) for u in units)
 
 
 def assess_card(
@@ -233,28 +248,32 @@ def assess_card(
     gates: tuple[Gate, ...],
     rejection: str,
     threshold: int,
+    weight: Weight,
 ) -> Assessment:
-    """Collect evidence, score it 0-100, and decide admission (after the gates)."""
+    """Collect evidence, score it 0-100, and decide admission (after the gates).
+
+    `weight` gives each unit's specificity in the library, so common words count for less.
+    """
     c = card.card
     items: list[EvidenceItem] = []
     strong = False
     best: tuple[float, str, str] = (0.0, "", "")
     for phrase in card.phrases:
-        quality, anchor, kind = _phrase_quality(phrase, env)
-        weight = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
-        strength = params.ANCHOR_MAX * quality * weight
+        quality, anchor, kind = _phrase_quality(phrase, env, weight)
+        factor = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
+        strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:
             best = (strength, kind, phrase.text)
         strong = strong or (anchor and phrase.kind != "topic")
     if best[0]:
         items.append(EvidenceItem(best[1], best[0], best[2]))
-    described = _description_units(card, env)
+    cosine, described = _description_match(card, env, weight)
     if described >= params.DESCRIPTION_MIN_UNITS:
         items.append(
             EvidenceItem(
                 "overlap",
-                min(params.DESCRIPTION_MAX, params.DESCRIPTION_EACH * described),
-                f"{described:g} units",
+                min(params.DESCRIPTION_MAX, params.DESCRIPTION_SCALE * cosine),
+                f"{described:g} units, cosine {cosine:.2f}",
             )
         )
     matched_paths = sorted(
@@ -268,10 +287,12 @@ def assess_card(
         strong = True
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     if hinted:
-        weight = max(s.weight for h in hinted if (s := registry.get(h)) is not None)
+        strongest = max(s.weight for h in hinted if (s := registry.get(h)) is not None)
         items.append(
             EvidenceItem(
-                "signals", min(params.SIGNAL_MAX, weight * params.SIGNAL_FACTOR), ",".join(hinted)
+                "signals",
+                min(params.SIGNAL_MAX, strongest * params.SIGNAL_FACTOR),
+                ",".join(hinted),
             )
         )
 
@@ -280,7 +301,7 @@ def assess_card(
         if len(ignore.units) < 2:
             continue
         for segment in env.segments:
-            share, found = coverage(ignore.units, segment.terms)
+            share, found = coverage(ignore.units, segment.terms, weight)
             if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
                 penalty = max(penalty, params.IGNORE_FUZZY_PENALTY * share)
     raw = 100.0 * noisy_or(i.strength for i in items)
@@ -288,7 +309,11 @@ def assess_card(
 
     if not rejection:
         routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
-        if routed and not set(routed).intersection(env.fired) and not strong:
+        solid_lexical = {
+            i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH
+        } & LEXICAL_FAMILIES
+        bypass = strong or (score >= params.ROUTING_BYPASS_SCORE and len(solid_lexical) >= 2)
+        if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
     if not rejection:
         solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH}
@@ -298,7 +323,7 @@ def assess_card(
         elif not (
             strong
             or (lexical and len(solid) >= 2)
-            or described >= params.DESCRIPTION_ALONE_UNITS
+            or (cosine >= params.DESCRIPTION_ALONE_COSINE and described >= 3)
         ):
             rejection = REJECT_WEAK
     return Assessment(

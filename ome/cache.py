@@ -1,0 +1,1387 @@
+"""The compiled card index cache (SPEC §9): each card is parsed and analysed once, then reused.
+
+One part per library layer lives in `<cache dir>/index/<layer>-<hash>/`: a `manifest.json`
+(file stats, the term table, BM25F totals) and immutable `seg-*.bin` segments holding each
+card's analysed record and the postings. A hook run stats the card files, reads the manifest and
+decodes only what recall touches. A changed file is re-parsed alone and written as a small new
+segment; a manifest that does not load, or was written by other code, is rebuilt, never trusted.
+Writes are a temp file plus a rename, so concurrent hooks never see half a cache.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import time
+import zlib
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import Any, cast
+
+import orjson
+
+from ome import params
+from ome.cards import Status
+from ome.concepts import ConceptMatcher, build_concept_matcher
+from ome.config import CONFIG_JSON, CONFIG_YAML, Config, load_config
+from ome.errors import CardError, UnsafeIdError
+from ome.index import CardIndex, IndexedCard, build_index, index_card
+from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
+from ome.signals import Registry
+
+CACHE_SCHEMA = "ome-index-cache/1"
+INDEX_DIR = "index"
+MANIFEST = "manifest.json"
+SEGMENT_MAGIC = b"OMESEG1\n"
+# A file modified this close to the scan may change again within one timestamp tick without
+# its stat changing (git's "racy" entries): it is re-parsed on the next load.
+RACY_NS = 1_000_000_000
+# Parts are compacted (one segment, no dead slots) past these; a hook under a deadline leaves
+# that to the background builder.
+MAX_SEGMENTS = 8
+# Unreferenced segments and stray temp files are removed once older than this.
+GC_AGE_S = 600.0
+# Cold builds of at least this many cards use every core (not under a deadline).
+PARALLEL_MIN_CARDS = 400
+# A background builder that has held the lock this long is presumed dead.
+BUILD_LOCK_STALE_S = 300.0
+MMAP_MIN_BYTES = 256 * 1024
+# Han characters whose pinyin is stored (CJK Unified Ideographs, extension A, compatibility).
+_HAN_CHAR_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# The CardIndex shape whose statistics are merged card by card; any other shape is assembled
+# with `build_index` from the cached cards (correct, slower).
+_MERGEABLE_INDEX_FIELDS = (
+    "cards",
+    "doc_freq",
+    "avg_field_len",
+    "postings",
+    "path_cards",
+    "registry_digest",
+)
+# Modules whose code decides what a cached card record holds.
+_CODE_MODULES = (
+    "ome.cards",
+    "ome.library",
+    "ome.analysis",
+    "ome.concepts",
+    "ome.index",
+    "ome.params",
+    "ome.cache",
+)
+
+
+class CacheError(Exception):
+    """A cache file that cannot be used: it is discarded and rebuilt."""
+
+
+class CacheUnsupported(Exception):
+    """The index dataclasses hold a type the cache cannot store; recall runs uncached."""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheStats:
+    """What one load did: `parsed` counts card files read and parsed in this process."""
+
+    cards: int
+    invalid: int
+    parsed: int
+    reused: int
+    removed: int
+    complete: bool
+    written: bool
+    pending: bool
+    mode: str  # "cached" | "generic" | "memory"
+    elapsed_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedIndex:
+    """The card index, the library it came from, what the load did and the pinyin table."""
+
+    index: CardIndex
+    library: Library
+    stats: CacheStats
+    pinyin: Mapping[str, str]
+
+
+# --- generic codec: dataclasses as positional JSON arrays ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Codec:
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+    schema: str
+
+
+_CODECS: dict[type, _Codec] = {}
+
+
+class _CodeGen:
+    """Generates one encode and one decode function per dataclass from its type hints."""
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"_sorted": sorted}
+        self.lines: list[str] = []
+        self.schemas: dict[type, str] = {}
+        self.counter = 0
+
+    def name(self, prefix: str) -> str:
+        self.counter += 1
+        return f"_{prefix}{self.counter}"
+
+    def expr(self, tp: Any, value: str, depth: int) -> tuple[str, str, str]:
+        """(decode expression, encode expression, schema text) for `value` of type `tp`."""
+        import types
+        import typing
+
+        if tp in (str, int, float, bool, type(None)):
+            return value, value, tp.__name__
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is typing.Literal:
+            return value, value, repr(tp)
+        if origin in (typing.Union, types.UnionType):
+            inner = [a for a in args if a is not type(None)]
+            if len(inner) != 1 or len(args) != 2:
+                raise CacheUnsupported(f"union {tp!r}")
+            dec, enc, schema = self.expr(inner[0], value, depth)
+            return (
+                f"(None if {value} is None else {dec})",
+                f"(None if {value} is None else {enc})",
+                f"optional[{schema}]",
+            )
+        if is_dataclass(tp) and isinstance(tp, type):
+            dec_name, enc_name, schema = self.dataclass(tp)
+            return f"{dec_name}({value})", f"{enc_name}({value})", schema
+        item = f"x{depth}"
+        if origin is tuple and len(args) == 2 and args[1] is Ellipsis:
+            dec, enc, schema = self.expr(args[0], item, depth + 1)
+            decode = f"tuple({value})" if dec == item else f"tuple([{dec} for {item} in {value}])"
+            encode = value if enc == item else f"[{enc} for {item} in {value}]"
+            return decode, encode, f"tuple[{schema}, ...]"
+        if origin is tuple and args:
+            parts = [self.expr(a, f"{value}[{i}]", depth) for i, a in enumerate(args)]
+            if all(d == f"{value}[{i}]" for i, (d, _, _) in enumerate(parts)):
+                decode = f"tuple({value})"
+            else:
+                decode = "(" + "".join(f"{d}, " for d, _, _ in parts) + ")"
+            encode = "[" + ", ".join(e for _, e, _ in parts) + "]"
+            return decode, encode, "tuple[" + ", ".join(s for _, _, s in parts) + "]"
+        if origin in (frozenset, set) and args:
+            dec, enc, schema = self.expr(args[0], item, depth + 1)
+            if dec != item or enc != item:
+                raise CacheUnsupported(f"set of non-scalars {tp!r}")
+            return f"frozenset({value})", f"_sorted({value})", f"frozenset[{schema}]"
+        if origin in (dict, Mapping) or (origin is not None and _is_mapping(origin)):
+            key, val = f"k{depth}", f"v{depth}"
+            kdec, kenc, kschema = self.expr(args[0], key, depth + 1)
+            vdec, venc, vschema = self.expr(args[1], val, depth + 1)
+            decode = f"{{{kdec}: {vdec} for {key}, {val} in {value}}}"
+            encode = f"[[{kenc}, {venc}] for {key}, {val} in {value}.items()]"
+            return decode, encode, f"mapping[{kschema}, {vschema}]"
+        raise CacheUnsupported(f"type {tp!r}")
+
+    def dataclass(self, cls: type) -> tuple[str, str, str]:
+        import typing
+
+        known = _CODECS.get(cls)
+        if known is not None:
+            dec_name, enc_name = self.name("dec"), self.name("enc")
+            self.namespace[dec_name], self.namespace[enc_name] = known.decode, known.encode
+            return dec_name, enc_name, known.schema
+        hints = typing.get_type_hints(cls)
+        dec_name, enc_name, cls_name = self.name("dec"), self.name("enc"), self.name("cls")
+        self.namespace[cls_name] = cls
+        args: list[str] = []
+        encs: list[str] = []
+        schema: list[str] = []
+        for position, f in enumerate(fields(cls)):
+            if not f.init:
+                if f.default is MISSING and f.default_factory is MISSING:
+                    raise CacheUnsupported(f"{cls.__name__}.{f.name} is set outside __init__")
+                continue
+            dec, enc, text = self.expr(hints[f.name], f"v[{position}]", 0)
+            args.append(f"{f.name}={dec}" if f.kw_only else dec)
+            encs.append(enc.replace(f"v[{position}]", f"o.{f.name}"))
+            schema.append(f"{f.name}:{text}")
+        self.lines.append(f"def {dec_name}(v):\n    return {cls_name}({', '.join(args)})\n")
+        self.lines.append(f"def {enc_name}(o):\n    return [{', '.join(encs)}]\n")
+        text = f"{cls.__module__}.{cls.__qualname__}({','.join(schema)})"
+        self.schemas[cls] = text
+        return dec_name, enc_name, text
+
+
+def _is_mapping(origin: Any) -> bool:
+    return isinstance(origin, type) and issubclass(origin, Mapping)
+
+
+def codec(cls: type) -> _Codec:
+    """The positional-array codec of a dataclass, generated once per process from its hints."""
+    known = _CODECS.get(cls)
+    if known is not None:
+        return known
+    gen = _CodeGen()
+    dec_name, enc_name, schema = gen.dataclass(cls)
+    exec("\n".join(gen.lines), gen.namespace)  # noqa: S102 - code generated from type hints
+    made = _Codec(gen.namespace[enc_name], gen.namespace[dec_name], schema)
+    _CODECS[cls] = made
+    return made
+
+
+# --- keys ---------------------------------------------------------------------------------------
+
+
+def _code_stamp() -> list[Any]:
+    """Size and mtime of the modules that decide a record's content: code edits invalidate."""
+    stamp: list[Any] = []
+    for name in _CODE_MODULES:
+        module = sys.modules.get(name)
+        path = getattr(module, "__file__", None)
+        try:
+            st = os.stat(path) if path else None
+        except OSError:
+            st = None
+        stamp.append([name, st.st_size if st else -1, st.st_mtime_ns if st else -1])
+    return stamp
+
+
+def _part_key(source: Source, statuses: Sequence[str], registry: Registry) -> dict[str, Any]:
+    return {
+        "schema": CACHE_SCHEMA,
+        "engine": params.ENGINE_VERSION,
+        "registry": registry.digest,
+        "types": codec(IndexedCard).schema,
+        "code": _code_stamp(),
+        "layer": source.layer,
+        "root": str(source.root),
+        "statuses": list(statuses),
+        "python": list(sys.version_info[:2]),
+    }
+
+
+def _part_dir(cache_dir: Path, source: Source, statuses: Sequence[str]) -> Path:
+    label = f"{source.layer}\0{source.root}\0{','.join(statuses)}"
+    return cache_dir / INDEX_DIR / f"{source.layer}-{zlib.crc32(label.encode()):08x}"
+
+
+# --- files --------------------------------------------------------------------------------------
+
+
+def _write_atomic(path: Path, content: bytes) -> None:
+    """Write through a uniquely named temp file in the same folder, then rename over `path`."""
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+        os.replace(temp, path)
+    except BaseException:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        raise
+
+
+def _new_segment(part_dir: Path, content: bytes) -> str:
+    """Write an immutable segment under a fresh name and return the name."""
+    while True:
+        name = f"seg-{time.time_ns():x}-{os.urandom(4).hex()}.bin"
+        if not (part_dir / name).exists():
+            _write_atomic(part_dir / name, content)
+            return name
+
+
+def _open_segment(path: Path, size: int) -> Any:
+    """The bytes of a segment (memory-mapped when large); CacheError if missing or truncated."""
+    try:
+        with open(path, "rb") as handle:
+            actual = os.fstat(handle.fileno()).st_size
+            if actual != size:
+                raise CacheError(f"{path}: {actual} bytes, the manifest says {size}")
+            if size >= MMAP_MIN_BYTES:
+                import mmap
+
+                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+            return handle.read()
+    except OSError as exc:
+        raise CacheError(f"{path}: {exc}") from None
+
+
+def _collect_garbage(part_dir: Path, keep: Iterable[str]) -> None:
+    """Remove segments no manifest names and stray temp files, once they are old."""
+    wanted = set(keep) | {MANIFEST}
+    now = time.time()
+    try:
+        entries = list(os.scandir(part_dir))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name in wanted:
+            continue
+        try:
+            if now - entry.stat().st_mtime > GC_AGE_S:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+# --- scanning -----------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Folder:
+    """One scanned folder: sorted `*.md` names and their (size, mtime_ns, inode) stats."""
+
+    path: str
+    status: str
+    names: list[str]
+    stats: list[int]  # flat: size, mtime_ns, ino per name; -1s when stat failed
+
+
+def _folders(source: Source, statuses: Sequence[Status]) -> list[tuple[Path, Status]]:
+    # Mirrors `ome.library.card_files`: flat layers keep cards directly in `experiences/`.
+    base = source.root / "experiences"
+    if source.flat:
+        return [(base, "active")] if "active" in statuses else []
+    return [(base / status, status) for status in statuses]
+
+
+def _scan(source: Source, statuses: Sequence[Status]) -> list[_Folder]:
+    scanned: list[_Folder] = []
+    for folder, status in _folders(source, statuses):
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+        except OSError:
+            entries = []
+        stats: list[int] = []
+        for entry in entries:
+            try:
+                st = entry.stat()
+                stats += (st.st_size, st.st_mtime_ns, st.st_ino)
+            except OSError:
+                stats += (-1, -1, -1)
+        scanned.append(_Folder(str(folder), status, [e.name for e in entries], stats))
+    return scanned
+
+
+# --- building records ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """One parsed file: a card record and its index contribution, or its problems."""
+
+    folder: int
+    name: str
+    blob: bytes  # empty for an invalid file
+    problems: tuple[str, ...]
+    terms: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]  # term -> ((field, tf), ...)
+    lengths: tuple[tuple[str, int], ...]
+    has_paths: bool
+    han: str
+
+
+@dataclass(frozen=True, slots=True)
+class _BuildContext:
+    source: Source
+    matcher: ConceptMatcher
+    stopwords: frozenset[str]
+    digest: str
+
+
+def contribution(
+    item: IndexedCard, digest: str
+) -> tuple[
+    tuple[tuple[str, tuple[tuple[str, int], ...]], ...], tuple[tuple[str, int], ...], bool
+]:
+    """One card's share of the index statistics, taken from `build_index` over that card alone."""
+    single = build_index((item,), digest)
+    terms = tuple(
+        (term, tuple((name, tf) for _, name, tf in entries))
+        for term, entries in single.postings.items()
+    )
+    lengths = tuple((name, round(length)) for name, length in single.avg_field_len.items())
+    return terms, lengths, bool(single.path_cards)
+
+
+def _build_one(ctx: _BuildContext, folder: int, path: Path, status: Status) -> _Built:
+    name = path.name
+    try:
+        card = read_card_file(path, ctx.source, status)
+    except CardError as exc:
+        return _Built(folder, name, b"", exc.problems, (), (), False, "")
+    except (UnsafeIdError, OSError, UnicodeError) as exc:
+        return _Built(folder, name, b"", (f"{path}: {exc}",), (), (), False, "")
+    item = index_card(card, ctx.source.layer, str(path), ctx.matcher, ctx.stopwords)
+    blob = orjson.dumps(codec(IndexedCard).encode(item))
+    terms, lengths, has_paths = contribution(item, ctx.digest)
+    han = "".join(sorted(set(_HAN_CHAR_RE.findall(blob.decode("utf-8")))))
+    return _Built(folder, name, blob, (), terms, lengths, has_paths, han)
+
+
+_WORKER_CONTEXT: _BuildContext | None = None
+
+
+def _build_chunk(jobs: list[tuple[int, str, str]]) -> list[_Built]:
+    assert _WORKER_CONTEXT is not None
+    return [
+        _build_one(_WORKER_CONTEXT, folder, Path(path), cast(Status, status))
+        for folder, path, status in jobs
+    ]
+
+
+def _build_many(
+    ctx: _BuildContext, jobs: list[tuple[int, str, str]], deadline: float | None
+) -> tuple[list[_Built], int]:
+    """Parse and index files; all cores for a large cold build. Returns (built, jobs left)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if deadline is None and len(jobs) >= PARALLEL_MIN_CARDS and workers > 1:
+        built = _build_parallel(ctx, jobs, workers)
+        if built is not None:
+            return built, 0
+    out: list[_Built] = []
+    for position, (folder, path, status) in enumerate(jobs):
+        if deadline is not None and time.monotonic() >= deadline:
+            return out, len(jobs) - position
+        out.append(_build_one(ctx, folder, Path(path), cast(Status, status)))
+    return out, 0
+
+
+def _build_parallel(
+    ctx: _BuildContext, jobs: list[tuple[int, str, str]], workers: int
+) -> list[_Built] | None:
+    import multiprocessing
+    import threading
+
+    # Forking is only safe from a single-threaded process (the CLI, the background builder).
+    if threading.active_count() > 1 or "fork" not in multiprocessing.get_all_start_methods():
+        return None
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _WORKER_CONTEXT
+    _WORKER_CONTEXT = ctx
+    size = max(len(jobs) // (workers * 4), 1)
+    chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return [b for chunk in pool.map(_build_chunk, chunks) for b in chunk]
+    except (OSError, RuntimeError):
+        return None
+    finally:
+        _WORKER_CONTEXT = None
+
+
+def _pinyin(chars: Iterable[str]) -> dict[str, str]:
+    """Tone-less pinyin of single Han characters (pypinyin is imported only when building)."""
+    wanted = sorted(set(chars))
+    if not wanted:
+        return {}
+    try:
+        from pypinyin import Style, lazy_pinyin
+    except ImportError:
+        return {}
+    return {char: lazy_pinyin(char, style=Style.NORMAL)[0] for char in wanted}
+
+
+# --- a part: one library layer's cache ----------------------------------------------------------
+
+
+class _Part:
+    """One layer's manifest and segments, with the slot tables recall needs."""
+
+    def __init__(self, source: Source, part_dir: Path, manifest: dict[str, Any]) -> None:
+        self.source = source
+        self.dir = part_dir
+        self.manifest = manifest
+        self.segments: list[Any] = []
+        self.field_names: list[str] = manifest["fields"]
+        self.cards: list[int] = manifest["cards"]  # flat: segment, offset, length per slot
+        self.terms: dict[str, list[int]] = manifest["terms"]  # df, then segment, offset, length...
+        self.dead: frozenset[int] = frozenset(manifest["dead"])
+
+    def open(self) -> None:
+        names = self.manifest["segments"]
+        sizes = self.manifest["segment_sizes"]
+        self.segments = [_open_segment(self.dir / n, s) for n, s in zip(names, sizes, strict=True)]
+
+    def blob(self, segment: int, offset: int, length: int) -> Any:
+        try:
+            return orjson.loads(self.segments[segment][offset : offset + length])
+        except (orjson.JSONDecodeError, IndexError) as exc:
+            _discard(self.dir)
+            raise CacheError(f"{self.dir}: a damaged segment ({exc}); it will be rebuilt") from None
+
+    def record(self, slot: int) -> IndexedCard:
+        seg, off, length = self.cards[3 * slot : 3 * slot + 3]
+        return cast(IndexedCard, codec(IndexedCard).decode(self.blob(seg, off, length)))
+
+    def postings(self, term: str) -> list[tuple[int, int, int]]:
+        """(slot, field index, tf) of a term, dead slots left out, in slot-then-field order."""
+        entry = self.terms.get(term)
+        if entry is None:
+            return []
+        flat: list[int] = []
+        for i in range(1, len(entry), 3):
+            flat += self.blob(entry[i], entry[i + 1], entry[i + 2])
+        out = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
+        if self.dead:
+            out = [e for e in out if e[0] not in self.dead]
+        return out
+
+    def slot_files(self) -> Iterator[tuple[int, int, str]]:
+        """(slot, folder index, name) of every live card, in library order."""
+        for folder_index, folder in enumerate(self.manifest["folders"]):
+            for name, slot in zip(folder["names"], folder["slots"], strict=True):
+                if slot >= 0:
+                    yield slot, folder_index, name
+
+
+def _discard(part_dir: Path) -> None:
+    try:
+        os.unlink(part_dir / MANIFEST)
+    except OSError:
+        pass
+
+
+def _read_manifest(part_dir: Path, key: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The part's manifest if it exists, parses, has the expected shape and key; else None."""
+    try:
+        raw = (part_dir / MANIFEST).read_bytes()
+    except OSError:
+        return None
+    try:
+        manifest = orjson.loads(raw)
+        if not isinstance(manifest, dict) or manifest.get("key") != key:
+            return None
+        for name, kind in _MANIFEST_SHAPE:
+            if not isinstance(manifest.get(name), kind):
+                return None
+        cards = manifest["cards"]
+        if len(cards) % 3 or len(manifest["segments"]) != len(manifest["segment_sizes"]):
+            return None
+        for folder in manifest["folders"]:
+            n = len(folder["names"])
+            if len(folder["stats"]) != 3 * n or len(folder["slots"]) != n:
+                return None
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    return cast(dict[str, Any], manifest)
+
+
+_MANIFEST_SHAPE: tuple[tuple[str, type], ...] = (
+    ("fields", list),
+    ("folders", list),
+    ("invalid", list),
+    ("cards", list),
+    ("segments", list),
+    ("segment_sizes", list),
+    ("terms", dict),
+    ("totals", dict),
+    ("paths", list),
+    ("dead", list),
+    ("order", list),
+    ("racy", list),
+    ("pinyin", dict),
+    ("pinyin_pending", list),
+)
+
+
+def _empty_manifest(key: Mapping[str, Any], field_names: list[str]) -> dict[str, Any]:
+    return {
+        "key": dict(key),
+        "fields": field_names,
+        "folders": [],
+        "invalid": [],
+        "cards": [],
+        "segments": [],
+        "segment_sizes": [],
+        "terms": {},
+        "totals": {name: 0 for name in field_names},
+        "paths": [],
+        "dead": [],
+        "order": [],
+        "racy": [],
+        "pinyin": {},
+        "pinyin_pending": [],
+    }
+
+
+@dataclass(slots=True)
+class _PartResult:
+    part: _Part | None
+    parsed: int
+    reused: int
+    removed: int
+    complete: bool
+    written: bool
+    pending: bool
+
+
+def _field_names(digest: str) -> list[str]:
+    return list(build_index((), digest).avg_field_len)
+
+
+def _update_part(
+    source: Source,
+    statuses: Sequence[Status],
+    registry: Registry,
+    matcher: ConceptMatcher,
+    cache_dir: Path,
+    deadline: float | None,
+) -> _PartResult:
+    """Bring one layer's cache up to date with its files and open it."""
+    part_dir = _part_dir(cache_dir, source, statuses)
+    key = _part_key(source, statuses, registry)
+    scan_ns = time.time_ns()
+    scanned = _scan(source, statuses)
+    old = _read_manifest(part_dir, key)
+    if old is None:
+        if not any(f.names for f in scanned) and not (part_dir / MANIFEST).exists():
+            return _PartResult(None, 0, 0, 0, True, False, False)
+        old = _empty_manifest(key, _field_names(registry.digest))
+    old_folders = {(f["path"], f["status"]): (n, f) for n, f in enumerate(old["folders"])}
+    old_invalid = {(i[0], i[1]): i[2] for i in old["invalid"]}
+    old_racy = {(r[0], r[1]) for r in old["racy"]}
+
+    jobs: list[tuple[int, str, str]] = []
+    kept = _Kept()
+    prior_entry: dict[tuple[int, str], tuple[int, list[int], list[str]]] = {}
+    removed: list[int] = []
+    for n, folder in enumerate(scanned):
+        prior_n, prior = old_folders.pop((folder.path, folder.status), (-1, None))
+        at = {name: i for i, name in enumerate(prior["names"])} if prior else {}
+        for i, name in enumerate(folder.names):
+            stat = folder.stats[3 * i : 3 * i + 3]
+            j = at.pop(name, None)
+            if j is not None and prior is not None:
+                slot = prior["slots"][j]
+                old_stat = prior["stats"][3 * j : 3 * j + 3]
+                problems = old_invalid.get((prior_n, name), [])
+                if old_stat == stat and stat[0] >= 0 and (prior_n, name) not in old_racy:
+                    kept.add((n, name), slot, problems)
+                    continue
+                prior_entry[(n, name)] = (slot, old_stat, problems)
+            jobs.append((n, os.path.join(folder.path, name), folder.status))
+        if prior is not None:
+            removed += [prior["slots"][j] for j in at.values()]
+    for _, prior in old_folders.values():
+        removed += prior["slots"]
+    removed = [slot for slot in removed if slot >= 0]
+    if not jobs and not removed and [(f["path"], f["status"]) for f in old["folders"]] == [
+        (f.path, f.status) for f in scanned
+    ]:
+        part = _Part(source, part_dir, old)
+        part.open()
+        pending = len(old["segments"]) > MAX_SEGMENTS or bool(old["pinyin_pending"])
+        return _PartResult(part, 0, len(kept.slots), 0, True, False, pending)
+
+    ctx = _BuildContext(
+        source,
+        matcher,
+        registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh,
+        registry.digest,
+    )
+    built, left = _build_many(ctx, jobs, deadline)
+    # A changed file the deadline left unparsed keeps its old record and its old stats, so the
+    # next load sees it as changed again; a new one stays out until then.
+    for n, path, _ in jobs[len(jobs) - left :]:
+        entry = prior_entry.pop((n, os.path.basename(path)), None)
+        if entry is not None:
+            kept.add((n, os.path.basename(path)), entry[0], entry[2], entry[1])
+    replaced = [slot for slot, _, _ in prior_entry.values() if slot >= 0]
+    manifest = _apply(source, old, key, scanned, kept, built, removed + replaced, part_dir)
+    manifest["racy"] = [
+        [n, name]
+        for n, folder in enumerate(scanned)
+        for i, name in enumerate(folder.names)
+        if folder.stats[3 * i + 1] + RACY_NS > scan_ns
+    ]
+    compact = len(manifest["segments"]) > MAX_SEGMENTS or len(manifest["dead"]) > max(
+        64, len(manifest["order"]) // 4
+    )
+    pending = left > 0
+    if deadline is None:
+        if compact:
+            manifest = _compact(manifest, part_dir, source)
+        elif manifest["pinyin_pending"]:
+            manifest["pinyin"] = dict(manifest["pinyin"], **_pinyin(manifest["pinyin_pending"]))
+            manifest["pinyin_pending"] = []
+    else:
+        pending = pending or compact or bool(manifest["pinyin_pending"])
+    written = _save_manifest(part_dir, manifest)
+    part = _Part(source, part_dir, manifest)
+    part.open()
+    return _PartResult(part, len(built), len(kept.slots), len(removed), left == 0, written, pending)
+
+
+@dataclass(slots=True)
+class _Kept:
+    """Entries carried over unparsed: valid slots, invalid files' problems, stats to keep."""
+
+    slots: dict[tuple[int, str], int] = field(default_factory=dict)
+    problems: dict[tuple[int, str], list[str]] = field(default_factory=dict)
+    stats: dict[tuple[int, str], list[int]] = field(default_factory=dict)
+
+    def add(
+        self, key: tuple[int, str], slot: int, problems: list[str], stats: list[int] | None = None
+    ) -> None:
+        if slot >= 0:
+            self.slots[key] = slot
+        else:
+            self.problems[key] = problems
+        if stats is not None:
+            self.stats[key] = stats
+
+
+def _apply(
+    source: Source,
+    old: dict[str, Any],
+    key: Mapping[str, Any],
+    scanned: list[_Folder],
+    kept: _Kept,
+    built: list[_Built],
+    dead_now: list[int],
+    part_dir: Path,
+) -> dict[str, Any]:
+    """The new manifest: kept slots stay, dead slots are forgotten, new records get a segment."""
+    manifest = dict(old)
+    manifest["key"] = dict(key)
+    field_index = {name: i for i, name in enumerate(manifest["fields"])}
+    cards = list(old["cards"])
+    terms = {t: list(e) for t, e in old["terms"].items()}
+    totals = dict(old["totals"])
+    paths = set(old["paths"])
+    dead = set(old["dead"])
+    if dead_now:
+        part = _Part(source, part_dir, old)
+        part.open()
+        for slot in sorted(set(dead_now)):
+            item_terms, lengths, _ = contribution(part.record(slot), key["registry"])
+            for term, _entries in item_terms:
+                entry = terms.get(term)
+                if entry is not None:
+                    entry[0] -= 1
+                    if entry[0] <= 0:
+                        del terms[term]
+            for name, length in lengths:
+                totals[name] = totals.get(name, 0) - length
+            cards[3 * slot] = -1
+            paths.discard(slot)
+            dead.add(slot)
+    # New records go to one new segment: card blobs, then one postings piece per term.
+    segment = len(old["segments"])
+    chunks: list[bytes] = [SEGMENT_MAGIC]
+    offset = len(SEGMENT_MAGIC)
+    new_slot: dict[tuple[int, str], int] = {}
+    pieces: dict[str, list[int]] = {}
+    chars: set[str] = set()
+    for b in built:
+        if not b.blob:
+            continue
+        slot = len(cards) // 3
+        cards += (segment, offset, len(b.blob))
+        chunks.append(b.blob)
+        offset += len(b.blob)
+        new_slot[(b.folder, b.name)] = slot
+        for term, entries in b.terms:
+            flat = pieces.setdefault(term, [])
+            for name, tf in entries:
+                flat += (slot, field_index[name], tf)
+        for name, length in b.lengths:
+            totals[name] = totals.get(name, 0) + length
+        if b.has_paths:
+            paths.add(slot)
+        chars.update(b.han)
+    for term in sorted(pieces):
+        flat = pieces[term]
+        blob = orjson.dumps(flat)
+        entry = terms.setdefault(term, [0])
+        entry[0] += len(set(flat[0::3]))
+        entry += (segment, offset, len(blob))
+        chunks.append(blob)
+        offset += len(blob)
+    segments = list(old["segments"])
+    sizes = list(old["segment_sizes"])
+    if new_slot:
+        part_dir.mkdir(parents=True, exist_ok=True)
+        segments.append(_new_segment(part_dir, b"".join(chunks)))
+        sizes.append(offset)
+    problems_now = {(b.folder, b.name): list(b.problems) for b in built if not b.blob}
+    folders = []
+    invalid: list[list[Any]] = []
+    ids: list[tuple[str, str, int]] = []
+    for n, folder in enumerate(scanned):
+        slots: list[int] = []
+        stats = list(folder.stats)
+        for i, name in enumerate(folder.names):
+            k = (n, name)
+            slot = new_slot.get(k, kept.slots.get(k, -1))
+            slots.append(slot)
+            if k in kept.stats:
+                stats[3 * i : 3 * i + 3] = kept.stats[k]
+            if slot >= 0:
+                ids.append((name[:-3], os.path.join(folder.path, name), slot))
+            elif k in problems_now or k in kept.problems:
+                invalid.append([n, name, problems_now.get(k) or kept.problems[k]])
+            else:
+                stats[3 * i : 3 * i + 3] = [-1, -1, -1]  # not parsed yet
+        folders.append(
+            {
+                "path": folder.path,
+                "status": folder.status,
+                "names": folder.names,
+                "stats": stats,
+                "slots": slots,
+            }
+        )
+    known = set(old["pinyin"]) | set(old["pinyin_pending"])
+    manifest.update(
+        folders=folders,
+        invalid=invalid,
+        cards=cards,
+        segments=segments,
+        segment_sizes=sizes,
+        terms=terms,
+        totals=totals,
+        paths=sorted(paths),
+        dead=sorted(dead),
+        order=[slot for _, _, slot in sorted(ids)],
+        pinyin_pending=sorted((chars - known) | set(old["pinyin_pending"])),
+    )
+    return manifest
+
+
+def _compact(manifest: dict[str, Any], part_dir: Path, source: Source) -> dict[str, Any]:
+    """Rewrite a part as one segment: live records renumbered in order, postings merged."""
+    part = _Part(source, part_dir, manifest)
+    part.open()
+    renumber = {slot: n for n, slot in enumerate(manifest["order"])}
+    chunks: list[bytes] = [SEGMENT_MAGIC]
+    offset = len(SEGMENT_MAGIC)
+    cards: list[int] = []
+    for slot in manifest["order"]:
+        seg, off, length = manifest["cards"][3 * slot : 3 * slot + 3]
+        chunks.append(bytes(part.segments[seg][off : off + length]))
+        cards += (0, offset, length)
+        offset += length
+    terms: dict[str, list[int]] = {}
+    for term in sorted(manifest["terms"]):
+        entries = part.postings(term)
+        if not entries:
+            continue
+        flat: list[int] = []
+        for slot, fi, tf in sorted(entries, key=lambda e: renumber[e[0]]):
+            flat += (renumber[slot], fi, tf)
+        blob = orjson.dumps(flat)
+        terms[term] = [manifest["terms"][term][0], 0, offset, len(blob)]
+        chunks.append(blob)
+        offset += len(blob)
+    name = _new_segment(part_dir, b"".join(chunks))
+    folders = [
+        dict(f, slots=[renumber[s] if s >= 0 else -1 for s in f["slots"]])
+        for f in manifest["folders"]
+    ]
+    pinyin = dict(manifest["pinyin"], **_pinyin(manifest["pinyin_pending"]))
+    return dict(
+        manifest,
+        folders=folders,
+        cards=cards,
+        segments=[name],
+        segment_sizes=[offset],
+        terms=terms,
+        paths=sorted(renumber[s] for s in manifest["paths"] if s in renumber),
+        dead=[],
+        order=list(range(len(manifest["order"]))),
+        pinyin=pinyin,
+        pinyin_pending=[],
+    )
+
+
+def _save_manifest(part_dir: Path, manifest: Mapping[str, Any]) -> bool:
+    try:
+        part_dir.mkdir(parents=True, exist_ok=True)
+        _write_atomic(part_dir / MANIFEST, orjson.dumps(manifest))
+    except OSError:
+        return False
+    _collect_garbage(part_dir, manifest["segments"])
+    return True
+
+
+# --- lazy views recall reads --------------------------------------------------------------------
+
+
+class _Positions:
+    """Global card order over all parts: position -> (part, slot), and back."""
+
+    def __init__(self, parts: Sequence[_Part]) -> None:
+        self.parts = parts
+        keyed: list[tuple[str, str, str, int, int]] = []
+        self.slot_position: list[list[int]] = []
+        self.ids: list[list[str]] = []
+        self.paths: list[list[str]] = []
+        for p, part in enumerate(parts):
+            size = len(part.cards) // 3
+            ids = [""] * size
+            paths = [""] * size
+            folders = part.manifest["folders"]
+            for slot, folder, name in part.slot_files():
+                ids[slot] = name[:-3]
+                paths[slot] = os.path.join(folders[folder]["path"], name)
+            self.ids.append(ids)
+            self.paths.append(paths)
+            self.slot_position.append([-1] * size)
+        if len(parts) == 1:
+            order = [(0, slot) for slot in parts[0].manifest["order"]]
+        else:
+            for p, part in enumerate(parts):
+                layer = part.source.layer
+                keyed += ((self.ids[p][s], layer, self.paths[p][s], p, s) for s in part.manifest["order"])
+            keyed.sort()
+            order = [(p, s) for _, _, _, p, s in keyed]
+        self.order = order
+        for position, (p, s) in enumerate(order):
+            self.slot_position[p][s] = position
+
+
+class LazyCards(Sequence[IndexedCard]):
+    """`CardIndex.cards` decoded on first access, one card at a time."""
+
+    def __init__(self, positions: _Positions) -> None:
+        self._positions = positions
+        self._memo: dict[int, IndexedCard] = {}
+
+    def __len__(self) -> int:
+        return len(self._positions.order)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        position = index + len(self) if index < 0 else index
+        item = self._memo.get(position)
+        if item is None:
+            p, slot = self._positions.order[position]
+            item = self._memo[position] = self._positions.parts[p].record(slot)
+        return item
+
+    def __iter__(self) -> Iterator[IndexedCard]:
+        return (self[i] for i in range(len(self)))
+
+
+class LazyPostings(Mapping[str, tuple[tuple[int, str, int], ...]]):
+    """`CardIndex.postings` merged over parts on lookup, in card-position order."""
+
+    def __init__(self, positions: _Positions) -> None:
+        self._positions = positions
+        self._memo: dict[str, tuple[tuple[int, str, int], ...]] = {}
+        self._terms: list[str] | None = None
+
+    def __getitem__(self, term: str) -> tuple[tuple[int, str, int], ...]:
+        found = self._memo.get(term)
+        if found is not None:
+            return found
+        merged: list[tuple[int, str, int]] = []
+        for p, part in enumerate(self._positions.parts):
+            to_position = self._positions.slot_position[p]
+            names = part.field_names
+            merged += ((to_position[s], names[f], tf) for s, f, tf in part.postings(term))
+        if not merged:
+            raise KeyError(term)
+        merged.sort(key=_first)  # stable: a card's fields keep their order
+        result = self._memo[term] = tuple(merged)
+        return result
+
+    def __contains__(self, term: object) -> bool:
+        return any(term in part.terms for part in self._positions.parts)
+
+    def _all_terms(self) -> list[str]:
+        if self._terms is None:
+            self._terms = sorted({t for part in self._positions.parts for t in part.terms})
+        return self._terms
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all_terms())
+
+    def __len__(self) -> int:
+        return len(self._all_terms())
+
+
+class LazyDocFreq(Mapping[str, int]):
+    """`CardIndex.doc_freq`: summed over parts from the manifests' term tables."""
+
+    def __init__(self, parts: Sequence[_Part], postings: LazyPostings) -> None:
+        self._parts = parts
+        self._postings = postings
+
+    def __getitem__(self, term: str) -> int:
+        total = 0
+        for part in self._parts:
+            entry = part.terms.get(term)
+            if entry is not None:
+                total += entry[0]
+        if not total:
+            raise KeyError(term)
+        return total
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._postings)
+
+    def __len__(self) -> int:
+        return len(self._postings)
+
+
+def _first(entry: tuple[int, str, int]) -> int:
+    return entry[0]
+
+
+class LazyCardFiles(Sequence[CardFile]):
+    """`Library.cards` in library order (layer, folder, name), decoded on access."""
+
+    def __init__(self, positions: _Positions, cards: LazyCards) -> None:
+        self._positions = positions
+        self._cards = cards
+        self._entries: list[tuple[int, int]] = [
+            (p, slot)
+            for p, part in enumerate(positions.parts)
+            for slot, _, _ in part.slot_files()
+        ]
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self[i] for i in range(*index.indices(len(self))))
+        p, slot = self._entries[index]
+        position = self._positions.slot_position[p][slot]
+        item = self._cards[position]
+        return CardFile(item.card, self._positions.parts[p].source.layer, Path(item.path))
+
+    def __iter__(self) -> Iterator[CardFile]:
+        return (self[i] for i in range(len(self)))
+
+    def keys(self) -> tuple[tuple[str, str], ...]:
+        """(id, path) of every card without decoding any: what telemetry fingerprints."""
+        return tuple(
+            (self._positions.ids[p][slot], self._positions.paths[p][slot])
+            for p, slot in self._entries
+        )
+
+
+def card_keys(cards: Sequence[CardFile]) -> tuple[tuple[str, str], ...]:
+    """(id, path) of every card of a library; cheap for a cached library."""
+    if isinstance(cards, LazyCardFiles):
+        return cards.keys()
+    return tuple((c.card.id, str(c.path)) for c in cards)
+
+
+# --- the entry point ----------------------------------------------------------------------------
+
+
+def load_index(
+    sources: Iterable[Source],
+    registry: Registry,
+    matcher: ConceptMatcher,
+    cache_dir: Path | None,
+    deadline: float | None = None,
+    statuses: Sequence[Status] = ("active",),
+) -> LoadedIndex:
+    """The card index of these layers, reusing every unchanged card from `cache_dir`.
+
+    With a `deadline` (a `time.monotonic()` value) parsing stops there: the index then holds
+    what was ready, `stats.complete` is False, and `spawn_builder` should finish the job.
+    Without a usable cache dir everything is parsed in memory.
+    """
+    started = time.perf_counter()
+    source_list = tuple(sources)
+    if cache_dir is None or not _writable(cache_dir):
+        return _load_in_memory(source_list, registry, matcher, statuses, started)
+    try:
+        codec(IndexedCard)
+    except CacheUnsupported:
+        return _load_in_memory(source_list, registry, matcher, statuses, started)
+    results: list[_PartResult] = []
+    for source in source_list:
+        try:
+            results.append(_update_part(source, statuses, registry, matcher, cache_dir, deadline))
+        except CacheError:
+            # A manifest naming a segment that is gone or damaged: rebuild this layer.
+            _discard(_part_dir(cache_dir, source, statuses))
+            results.append(_update_part(source, statuses, registry, matcher, cache_dir, deadline))
+    parts = [r.part for r in results if r.part is not None]
+    positions = _Positions(parts)
+    cards = LazyCards(positions)
+    postings = LazyPostings(positions)
+    mode = "cached"
+    if tuple(f.name for f in fields(CardIndex)) == _MERGEABLE_INDEX_FIELDS:
+        n = len(cards)
+        names = parts[0].field_names if parts else _field_names(registry.digest)
+        index = CardIndex(
+            cards=cast(tuple[IndexedCard, ...], cards),
+            doc_freq=LazyDocFreq(parts, postings),
+            avg_field_len={
+                name: sum(part.manifest["totals"].get(name, 0) for part in parts) / max(n, 1)
+                for name in names
+            },
+            postings=postings,
+            path_cards=tuple(
+                sorted(
+                    positions.slot_position[p][s]
+                    for p, part in enumerate(parts)
+                    for s in part.manifest["paths"]
+                )
+            ),
+            registry_digest=registry.digest,
+        )
+    else:
+        mode = "generic"
+        index = build_index(tuple(cards), registry.digest)
+    invalid = tuple(
+        InvalidCard(
+            part.source.layer,
+            Path(part.manifest["folders"][n]["path"]) / name,
+            tuple(problems),
+        )
+        for part in parts
+        for n, name, problems in part.manifest["invalid"]
+    )
+    library = Library(source_list, cast(tuple[CardFile, ...], LazyCardFiles(positions, cards)), invalid)
+    pinyin: dict[str, str] = {}
+    for part in parts:
+        pinyin.update(part.manifest["pinyin"])
+    stats = CacheStats(
+        cards=len(cards),
+        invalid=len(invalid),
+        parsed=sum(r.parsed for r in results),
+        reused=sum(r.reused for r in results),
+        removed=sum(r.removed for r in results),
+        complete=all(r.complete for r in results),
+        written=any(r.written for r in results),
+        pending=any(r.pending for r in results),
+        mode=mode,
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+    return LoadedIndex(index, library, stats, pinyin)
+
+
+def _writable(cache_dir: Path) -> bool:
+    try:
+        (cache_dir / INDEX_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(cache_dir / INDEX_DIR, os.W_OK)
+
+
+def _load_in_memory(
+    sources: tuple[Source, ...],
+    registry: Registry,
+    matcher: ConceptMatcher,
+    statuses: Sequence[Status],
+    started: float,
+) -> LoadedIndex:
+    from ome.library import load_library
+
+    library = load_library(sources, statuses)
+    stopwords = registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    index = build_index(
+        (index_card(cf.card, cf.layer, str(cf.path), matcher, stopwords) for cf in library.cards),
+        registry.digest,
+    )
+    stats = CacheStats(
+        cards=len(library.cards),
+        invalid=len(library.invalid),
+        parsed=len(library.cards) + len(library.invalid),
+        reused=0,
+        removed=0,
+        complete=True,
+        written=False,
+        pending=False,
+        mode="memory",
+        elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+    return LoadedIndex(index, library, stats, {})
+
+
+# --- cached registry derivatives and config -----------------------------------------------------
+
+
+def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
+    """The registry's concept matcher, decoded from the cache when its digest matches."""
+
+    def build() -> ConceptMatcher:
+        return build_concept_matcher((c.id, c.terms) for c in registry.vocabulary.concepts)
+
+    if cache_dir is None:
+        return build()
+    path = cache_dir / "matcher.json"
+    coder = codec(ConceptMatcher)
+    key = [CACHE_SCHEMA, registry.digest, coder.schema, _code_stamp()]
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc[0] == key:
+            return cast(ConceptMatcher, coder.decode(doc[1]))
+    except (OSError, orjson.JSONDecodeError, IndexError, KeyError, TypeError, ValueError):
+        pass
+    matcher = build()
+    try:
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        _write_atomic(path, orjson.dumps([key, coder.encode(matcher)]))
+    except OSError:
+        pass
+    return matcher
+
+
+def load_config_cached(data_dir: Path, cache_dir: Path | None) -> Config:
+    """`load_config`, reusing the parsed settings while config.json and config.yaml are unchanged.
+
+    Reading `config.yaml` imports a YAML parser, most of a hook's start-up; this skips it.
+    """
+    if cache_dir is None:
+        return load_config(data_dir)
+    stamp: list[Any] = [CACHE_SCHEMA, _code_stamp()]
+    for name in (CONFIG_JSON, CONFIG_YAML):
+        try:
+            st = os.stat(data_dir / name)
+            stamp.append([name, st.st_size, st.st_mtime_ns, st.st_ino])
+        except OSError:
+            stamp.append([name])
+    path = cache_dir / "config.json"
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc["stamp"] == stamp and doc["data_dir"] == str(data_dir):
+            return Config(data_dir=data_dir, values=tuple((k, v) for k, v in doc["values"]))
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        pass
+    config = load_config(data_dir)
+    if time.time_ns() - max((s[2] for s in stamp[2:] if len(s) > 1), default=0) > RACY_NS:
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            doc = {"stamp": stamp, "data_dir": str(data_dir), "values": config.values}
+            _write_atomic(path, orjson.dumps(doc))
+        except (OSError, TypeError):
+            pass
+    return config
+
+
+# --- finishing in the background ---------------------------------------------------------------
+
+
+def spawn_builder(data_dir: Path, project_root: Path | None, cache_dir: Path) -> bool:
+    """Start a detached `python -m ome.cache` to finish the index; one at a time per cache."""
+    lock = cache_dir / "build.lock"
+    try:
+        age = time.time() - lock.stat().st_mtime
+        if age < BUILD_LOCK_STALE_S:
+            return False
+        lock.unlink()
+    except OSError:
+        pass
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except OSError:
+        return False
+    import subprocess
+
+    try:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ome.cache",
+                "--data-dir",
+                str(data_dir),
+                "--project-root",
+                str(project_root) if project_root else "",
+                "--lock",
+                str(lock),
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            start_new_session=True,
+        )
+        os.write(fd, str(process.pid).encode())
+    except OSError:
+        os.close(fd)
+        lock.unlink(missing_ok=True)
+        return False
+    os.close(fd)
+    return True
+
+
+def build_cache(
+    data_dir: Path, project_root: Path | None, statuses: Sequence[Status] = ("active",)
+) -> LoadedIndex:
+    """Bring the whole cache of a data dir (and project) up to date, with no deadline."""
+    from ome.library import library_sources
+    from ome.registry import load_registry
+
+    cache_dir = data_dir / "cache"
+    config = load_config_cached(data_dir, cache_dir)
+    registry = load_registry(data_dir, project_root)
+    matcher = load_matcher(registry, cache_dir)
+    return load_index(library_sources(config, project_root), registry, matcher, cache_dir, None,
+                      statuses)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """`python -m ome.cache --data-dir D [--project-root P]`: build the cache, print its stats."""
+    args = list(sys.argv[1:] if argv is None else argv)
+
+    def option(name: str) -> str:
+        if name in args and args.index(name) + 1 < len(args):
+            return args[args.index(name) + 1]
+        return ""
+
+    lock = option("--lock")
+    try:
+        from ome.config import resolve_data_dir
+
+        data_dir = resolve_data_dir(option("--data-dir") or None)
+        root = option("--project-root")
+        loaded = build_cache(data_dir, Path(root) if root else None)
+        stats = loaded.stats
+        sys.stdout.write(
+            orjson.dumps(
+                {f.name: getattr(stats, f.name) for f in fields(stats)}, option=orjson.OPT_SORT_KEYS
+            ).decode()
+            + "\n"
+        )
+    finally:
+        if lock:
+            try:
+                os.unlink(lock)
+            except OSError:
+                pass
+    return 0
+
+
+__all__ = [
+    "CACHE_SCHEMA",
+    "CacheError",
+    "CacheStats",
+    "CacheUnsupported",
+    "LazyCardFiles",
+    "LazyCards",
+    "LazyDocFreq",
+    "LazyPostings",
+    "LoadedIndex",
+    "build_cache",
+    "card_keys",
+    "codec",
+    "contribution",
+    "load_config_cached",
+    "load_index",
+    "load_matcher",
+    "main",
+    "spawn_builder",
+]
+
+if __name__ == "__main__":
+    raise SystemExit(main())
