@@ -31,9 +31,26 @@ MAX_ID_CHARS = 128
 
 _KNOWN_TOP_KEYS = frozenset(
     {
-        "schema", "id", "status", "title", "category", "summary", "criteria", "engine_hints",
-        "recall", "scope", "paths", "created", "updated", "last_verified", "related", "origin",
-        "sources", "source_refs", "language", "rule",
+        "schema",
+        "id",
+        "status",
+        "title",
+        "category",
+        "summary",
+        "criteria",
+        "engine_hints",
+        "recall",
+        "scope",
+        "paths",
+        "created",
+        "updated",
+        "last_verified",
+        "related",
+        "origin",
+        "sources",
+        "source_refs",
+        "language",
+        "rule",
     }
 )
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
@@ -249,7 +266,9 @@ def card_from_mapping(
         )
     elif expected_id is not None and card_id != expected_id:
         problems.append(
-            Problem(at("id"), f"'id' is {card_id!r} but the file is {expected_id}.md; make them equal")
+            Problem(
+                at("id"), f"'id' is {card_id!r} but the file is {expected_id}.md; make them equal"
+            )
         )
 
     criteria = section("criteria")
@@ -301,7 +320,9 @@ def card_from_mapping(
     policy = choice(
         text_field(recall, "policy", "recall.policy"), POLICIES, "policy", "recall.policy", "should"
     )
-    risk = choice(text_field(recall, "risk", "recall.risk"), LEVELS, "risk", "recall.risk", "medium")
+    risk = choice(
+        text_field(recall, "risk", "recall.risk"), LEVELS, "risk", "recall.risk", "medium"
+    )
     confidence = choice(
         text_field(recall, "confidence", "recall.confidence"),
         LEVELS,
@@ -317,10 +338,11 @@ def card_from_mapping(
         if not is_valid_id(rid):
             problems.append(Problem(at("related"), f"related id {rid!r} is not a valid card id"))
     extra = tuple(
-        (str(k), _compact(v)) for k, v in sorted(data.items(), key=lambda kv: str(kv[0]))
+        (str(k), _compact(v))
+        for k, v in sorted(data.items(), key=lambda kv: str(kv[0]))
         if str(k) not in _KNOWN_TOP_KEYS
     )
-    values = dict(
+    card = Card(
         id=card_id,
         summary=summary,
         rule=rule,
@@ -352,11 +374,10 @@ def card_from_mapping(
         extra=extra,
     )
 
-
     if problems:
         described = tuple(p.describe(source) for p in problems)
         raise CardError(described[0], described)
-    return Card(**values)
+    return card
 
 
 def is_valid_id(card_id: str) -> bool:
@@ -454,7 +475,7 @@ def _safe_loader() -> Any:
     import yaml
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    loader = type("CardLoader", (base,), {})
+    loader: Any = type("CardLoader", (base,), {})
     loader.add_constructor(
         "tag:yaml.org,2002:timestamp", lambda ld, node: ld.construct_scalar(node)
     )

@@ -1,4 +1,5 @@
-"""Card libraries on disk (SPEC §3): bundled, team, global and project layers, read and written safely.
+"""Card libraries on disk (SPEC §3): bundled, team, global and project layers, read and written
+safely.
 
 Every path is resolved inside its library before it is used: ids are checked, symlinks that
 leave the library are refused, writes go through a temp file and a rename.
@@ -113,7 +114,9 @@ def library_sources(config: Config, project_root: Path | None) -> tuple[Source, 
     return tuple(sources)
 
 
-def card_files(source: Source, statuses: Iterable[Status] = ("active",)) -> Iterator[tuple[Path, Status]]:
+def card_files(
+    source: Source, statuses: Iterable[Status] = ("active",)
+) -> Iterator[tuple[Path, Status]]:
     """Sorted `(path, status)` of the card files of one layer; links out of it are skipped."""
     base = source.root / "experiences"
     folders: list[tuple[Path, Status]]
@@ -146,9 +149,7 @@ def read_card_file(path: Path, source: Source, status: Status) -> Card:
     return card
 
 
-def load_library(
-    sources: Iterable[Source], statuses: Iterable[Status] = ("active",)
-) -> Library:
+def load_library(sources: Iterable[Source], statuses: Iterable[Status] = ("active",)) -> Library:
     """Parse every card of every layer; one bad file is reported and skipped, never fatal."""
     wanted = tuple(statuses)
     cards: list[CardFile] = []
@@ -189,7 +190,7 @@ def check_card_id(card_id: str) -> str:
 
 
 def card_path(root: Path, card_id: str, status: Status) -> Path:
-    """The file a card with this id and status has in a (non-flat) library; checked to stay inside."""
+    """The path of a card with this id and status in a layered library, checked to stay inside."""
     check_card_id(card_id)
     if status not in STATUSES:
         raise UnsafeIdError(f"unknown status folder '{status}'")

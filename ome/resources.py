@@ -1,4 +1,4 @@
-"""Where the bundled data lives: inside the wheel, or at the repository root for editable installs."""
+"""Where the bundled data lives: inside the wheel, or at the repository root (editable installs)."""
 
 from __future__ import annotations
 

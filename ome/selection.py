@@ -16,7 +16,7 @@ from ome.analysis import is_han
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, jaccard, noisy_or
-from ome.signals import Registry, find_phrase
+from ome.signals import Registry
 
 # Reason codes (stable; scripts read them).
 REJECT_STATUS = "status_inactive"
@@ -184,8 +184,8 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     """
     if phrase.kind == "topic":
         starts = phrase_in_text(phrase.text, env.text)
-        found = bool(starts) and _outside(starts, env)
-        return (params.TOPIC_QUALITY if found else 0.0), False, "exact"
+        seen = bool(starts) and _outside(starts, env)
+        return (params.TOPIC_QUALITY if seen else 0.0), False, "exact"
     specific = (
         len(phrase.units) >= 2
         or phrase.technical
@@ -345,7 +345,9 @@ def card_signature(card: IndexedCard) -> frozenset[str]:
 
 
 def is_near_duplicate(a: IndexedCard, b: IndexedCard) -> bool:
-    return a.id == b.id or jaccard(card_signature(a), card_signature(b)) >= params.COLLAPSE_SIMILARITY
+    return (
+        a.id == b.id or jaccard(card_signature(a), card_signature(b)) >= params.COLLAPSE_SIMILARITY
+    )
 
 
 __all__ = [

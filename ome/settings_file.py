@@ -31,7 +31,9 @@ def set_setting(data_dir: Path, key: str, raw_value: Any) -> Any:
         try:
             doc = yaml.load(path.read_text(encoding="utf-8"))
         except Exception as exc:  # ruamel raises many unrelated types
-            raise ConfigError(f"{path}: not valid YAML ({exc}); fix it before `ome config set`")
+            raise ConfigError(
+                f"{path}: not valid YAML ({exc}); fix it before `ome config set`"
+            ) from None
         if doc is None:
             doc = CommentedMap()
         if not isinstance(doc, dict):

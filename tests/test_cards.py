@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from conftest import SHARED_SUITES
+
 from ome.cards import (
     card_from_mapping,
     card_front_matter,
@@ -77,7 +77,10 @@ def test_english_rule_heading() -> None:
 @pytest.mark.parametrize(
     ("mutation", "message"),
     [
-        (("summary: 当 UI 可见改动会影响用户路径时，应在真实浏览器验证。", ""), "'summary' is required"),
+        (
+            ("summary: 当 UI 可见改动会影响用户路径时，应在真实浏览器验证。", ""),
+            "'summary' is required",
+        ),
         (("policy: must", "policy: always"), "'recall.policy' is 'always'"),
         (("id: browser-validation", "id: ../escape"), "not a safe id"),
         (("id: browser-validation", "id: other-id"), "make them equal"),
@@ -101,15 +104,26 @@ def test_yaml_error_reports_file_and_line() -> None:
 
 
 def test_unsafe_yaml_tags_are_refused() -> None:
-    text = ORIGINAL_CARD.replace("custom_key: kept", "custom_key: !!python/object/apply:os.system ['true']")
+    text = ORIGINAL_CARD.replace(
+        "custom_key: kept", "custom_key: !!python/object/apply:os.system ['true']"
+    )
     with pytest.raises(CardError):
         parse_card_text(text, "x.md")
 
 
 @pytest.mark.parametrize(
     ("card_id", "ok"),
-    [("a", True), ("git-safety_2.x", True), ("../x", False), ("/etc/passwd", False),
-     ("a/b", False), ("a\\b", False), ("A", False), ("a..b", False), ("", False)],
+    [
+        ("a", True),
+        ("git-safety_2.x", True),
+        ("../x", False),
+        ("/etc/passwd", False),
+        ("a/b", False),
+        ("a\\b", False),
+        ("A", False),
+        ("a..b", False),
+        ("", False),
+    ],
 )
 def test_ids(card_id: str, ok: bool) -> None:
     assert is_valid_id(card_id) is ok

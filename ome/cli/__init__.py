@@ -55,7 +55,7 @@ def init_command(data_dir: str | None, no_starter: bool, as_json: bool) -> None:
     if not result.created:
         click.echo("  already set up; nothing created")
     state = "on" if result.starter_cards else "off"
-    click.echo(f"Starter cards: {state}. Try: ome match \"force push to the shared branch\"")
+    click.echo(f'Starter cards: {state}. Try: ome match "force push to the shared branch"')
 
 
 @cli.command("match")
@@ -64,7 +64,10 @@ def init_command(data_dir: str | None, no_starter: bool, as_json: bool) -> None:
 @data_dir_option
 @click.option("--limit", type=click.IntRange(1, 20), default=None, help="Most cards returned.")
 @click.option(
-    "--threshold", type=click.IntRange(0, 100), default=None, help="Evidence score to reach (0-100)."
+    "--threshold",
+    type=click.IntRange(0, 100),
+    default=None,
+    help="Evidence score to reach (0-100).",
 )
 @click.option("--explain", is_flag=True, help="Show why each candidate was or was not returned.")
 @json_option

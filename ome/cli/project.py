@@ -30,8 +30,10 @@ def _show(status: ProjectStatus, as_json: bool) -> None:
         )
         return
     if status.project_root is None:
-        click.echo(f"No project found from {status.cwd} (no .oh-my-experience/, git root or"
-                   " manifest). Run `ome project init` to create one here.")
+        click.echo(
+            f"No project found from {status.cwd} (no .oh-my-experience/, git root or"
+            " manifest). Run `ome project init` to create one here."
+        )
         return
     click.echo(f"Project root: {status.project_root}")
     click.echo(f"Library:      {status.library_dir} ({'exists' if status.exists else 'missing'})")

@@ -23,11 +23,14 @@ def render_explain(result: RecallResult) -> str:
     lines = []
     if env is not None:
         lines.append(f"language: {env.language}   signals: {', '.join(env.fired) or '-'}")
-        lines.append(f"intent: {', '.join(env.intent_modes) or '-'}   concepts: "
-                     f"{', '.join(env.concepts) or '-'}")
+        lines.append(
+            f"intent: {', '.join(env.intent_modes) or '-'}   concepts: "
+            f"{', '.join(env.concepts) or '-'}"
+        )
         if env.files or env.commands:
-            lines.append(f"files: {', '.join(env.files) or '-'}   commands: "
-                         f"{', '.join(env.commands) or '-'}")
+            lines.append(
+                f"files: {', '.join(env.files) or '-'}   commands: {', '.join(env.commands) or '-'}"
+            )
     opts = result.options
     lines.append(
         f"threshold {opts.threshold}, limit {opts.limit}, library {result.library_size} cards,"
@@ -51,7 +54,8 @@ def render_explain(result: RecallResult) -> str:
         lines.append("(no card shares a term with the prompt)")
     lines.append("")
     lines.append(
-        f"abstain: {result.abstain_reason}" if result.abstain_reason
+        f"abstain: {result.abstain_reason}"
+        if result.abstain_reason
         else f"returned: {', '.join(m.id for m in result.matches)}"
     )
     return "\n".join(lines)
