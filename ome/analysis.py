@@ -26,9 +26,7 @@ _FRAME_RE = re.compile(
 _ASCII_TOKEN_RE = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$./\\:@+#-]*[A-Za-z0-9_$]|[A-Za-z0-9_$]")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
-_HAN_RUN_RE = re.compile(
-    r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+"
-)
+_HAN_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # A short Han run is also kept whole: a two- to four-character word is a word.

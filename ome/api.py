@@ -134,9 +134,7 @@ def result_json(result: RecallResult, explain: bool = False) -> dict[str, Any]:
             "symbols": list(env.symbols),
             "exclusion_spans": [env.text[a:b] for a, b in env.exclusion_spans],
             "signals": list(env.fired),
-            "suppressed_signals": [
-                {"id": s.id, "by": s.by} for s in env.detection.suppressed
-            ],
+            "suppressed_signals": [{"id": s.id, "by": s.by} for s in env.detection.suppressed],
             "intent_modes": list(env.intent_modes),
             "task_types": list(env.task_types),
             "surfaces": list(env.surfaces),

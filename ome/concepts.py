@@ -63,9 +63,9 @@ def build_concept_matcher(concepts: Iterable[tuple[str, Iterable[str]]]) -> Conc
             if any(is_han(c) for c in text):
                 han.setdefault(text, concept)
                 continue
-            sequence = tuple(
-                t.term for t in tokenize(text) if t.kind in ("word", "part")
-            ) or tuple(t.term for t in tokenize(text))
+            sequence = tuple(t.term for t in tokenize(text) if t.kind in ("word", "part")) or tuple(
+                t.term for t in tokenize(text)
+            )
             if sequence:
                 words.setdefault(sequence[0], set()).add((sequence, concept))
     return ConceptMatcher(
@@ -79,4 +79,10 @@ def concept_token(concept: str) -> str:
     return CONCEPT_PREFIX + concept
 
 
-__all__ = ["CONCEPT_PREFIX", "ConceptHit", "ConceptMatcher", "build_concept_matcher", "concept_token"]
+__all__ = [
+    "CONCEPT_PREFIX",
+    "ConceptHit",
+    "ConceptMatcher",
+    "build_concept_matcher",
+    "concept_token",
+]

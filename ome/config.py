@@ -38,8 +38,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("library.starter_cards", bool, True, "search the bundled starter cards"),
     Setting("library.team", list, [], "paths of team card libraries (checked-out repositories)"),
     Setting("hook.deadline_ms", int, 1500, "the hook answers within this many milliseconds"),
-    Setting("hook.reminder_prompts", int, 5, "prompts a card stays a one-line reminder after it"
-            " was injected in full in a session"),
+    Setting(
+        "hook.reminder_prompts",
+        int,
+        5,
+        "prompts a card stays a one-line reminder after it was injected in full in a session",
+    ),
     Setting("telemetry.enabled", bool, True, "write one line per hook run to events.jsonl"),
     Setting("telemetry.max_bytes", int, 5_000_000, "rotate events.jsonl past this size"),
     Setting("privacy.save_raw_prompt", bool, False, "store raw prompts in telemetry (opt-in)"),

@@ -12,7 +12,7 @@ from ome import params
 from ome.analysis import normalize_text, tokenize
 from ome.concepts import ConceptMatcher, concept_token
 from ome.envelope import Envelope, build_envelope
-from ome.index import CardIndex, IndexedCard
+from ome.index import CardIndex
 from ome.render import RenderCard, render_context
 from ome.scoring import bm25f, rrf
 from ome.selection import (
@@ -135,7 +135,13 @@ def _bm25f_scores(index: CardIndex, query: dict[str, float]) -> dict[int, float]
         card = index.cards[position]
         lengths = {name: len(terms) for name, terms in card.fields}
         scores[position] = bm25f(
-            query, counts, lengths, index.avg_field_len, params.FIELD_WEIGHTS, index.doc_freq, n_docs
+            query,
+            counts,
+            lengths,
+            index.avg_field_len,
+            params.FIELD_WEIGHTS,
+            index.doc_freq,
+            n_docs,
         )
     return scores
 
@@ -181,9 +187,12 @@ def recall(
         card = index.cards[position]
         gates, rejection = gate_card(card, env, registry, opts.project_key)
         assessments.append(
-            (position, assess_card(
-                card, env, registry, gates, rejection, opts.threshold, index.specificity
-            ))
+            (
+                position,
+                assess_card(
+                    card, env, registry, gates, rejection, opts.threshold, index.specificity
+                ),
+            )
         )
     if not assessments:
         return RecallResult(
@@ -219,9 +228,7 @@ def recall(
         if not a.admitted:
             decisions[position] = a.rejection
             continue
-        duplicate = next(
-            (s for s in selected if is_near_duplicate(s[1].card, a.card)), None
-        )
+        duplicate = next((s for s in selected if is_near_duplicate(s[1].card, a.card)), None)
         if duplicate is not None:
             # One lesson, several copies: project beats global, a user's card beats a starter.
             if LAYER_RANK.get(a.card.layer, 9) < LAYER_RANK.get(duplicate[1].card.layer, 9):

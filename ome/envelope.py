@@ -109,7 +109,9 @@ def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
 
 
 def _labels(text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
-    return tuple(sorted(label for label, words in table if any(find_phrase(text, w) for w in words)))
+    return tuple(
+        sorted(label for label, words in table if any(find_phrase(text, w) for w in words))
+    )
 
 
 def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> Envelope:
@@ -160,18 +162,15 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 hit.id
                 for hit in detection.hits
                 if hit.polarity == "negative"
-                or any(not _inside(start, negations) for start, _ in (hit.spans or ((hit.start, hit.end),)))
+                or any(
+                    not _inside(start, negations)
+                    for start, _ in (hit.spans or ((hit.start, hit.end),))
+                )
             }
         )
     )
     intents = tuple(
-        sorted(
-            {
-                hit.intent
-                for hit in detection.hits
-                if hit.intent and hit.id in fired
-            }
-        )
+        sorted({hit.intent for hit in detection.hits if hit.intent and hit.id in fired})
     )
     counts = Counter(positive)
     keywords = tuple(

@@ -1,13 +1,13 @@
 """The exceptions ome raises; the command line turns each into a one-line message naming the fix.
 
-    OmeError
-    ├── CardError            a card file cannot be parsed or validated
-    ├── UnsafeIdError        a card id or path would leave its library
-    ├── CardNotFoundError    no card with that id in the searched libraries
-    ├── ConfigError          the data dir or a config file is unusable
-    ├── RegistryError        a signal pack or the compiled registry is invalid
-    ├── SuiteError           an evaluation suite cannot be read
-    └── InstallError         an agent settings file cannot be safely changed
+OmeError
+├── CardError            a card file cannot be parsed or validated
+├── UnsafeIdError        a card id or path would leave its library
+├── CardNotFoundError    no card with that id in the searched libraries
+├── ConfigError          the data dir or a config file is unusable
+├── RegistryError        a signal pack or the compiled registry is invalid
+├── SuiteError           an evaluation suite cannot be read
+└── InstallError         an agent settings file cannot be safely changed
 """
 
 from __future__ import annotations

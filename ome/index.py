@@ -72,14 +72,14 @@ def _is_technical(text: str) -> bool:
     stripped = text.strip()
     if " " in stripped or any(is_han(c) for c in stripped):
         return any(c in stripped for c in "/._-$=") and not stripped.isalpha()
-    return any(c in stripped for c in "/._-$=") or any(c.isdigit() for c in stripped) or (
-        any(c.isupper() for c in stripped[1:]) and any(c.islower() for c in stripped)
+    return (
+        any(c in stripped for c in "/._-$=")
+        or any(c.isdigit() for c in stripped)
+        or (any(c.isupper() for c in stripped[1:]) and any(c.islower() for c in stripped))
     )
 
 
-def analyse_units(
-    text: str, matcher: ConceptMatcher, stopwords: frozenset[str]
-) -> tuple[str, ...]:
+def analyse_units(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -> tuple[str, ...]:
     """The units of a phrase: concept tokens, plus the terms not covered by a concept."""
     original = normalize_text(text)
     lower = original.lower()
@@ -100,9 +100,7 @@ def analyse_units(
     return tuple(units)
 
 
-def field_terms(
-    text: str, matcher: ConceptMatcher, stopwords: frozenset[str]
-) -> tuple[str, ...]:
+def field_terms(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -> tuple[str, ...]:
     """All terms of a field (repeats kept, for BM25F) plus the concept tokens it mentions."""
     original = normalize_text(text)
     terms = [t.term for t in tokenize(original) if t.term not in stopwords]
