@@ -87,17 +87,19 @@ def card_warnings(card: Card, path: str, registry: Registry) -> list[Finding]:
                         f" time){hint}",
                     )
                 )
-    required = tuple(
-        s for s in (*card.hints_positive, *card.hints_required_all) if registry.get(s) is not None
+    triggers = card.recall_triggers
+    violations = (
+        *trigger_contract_violations(registry, triggers, card.hints_positive, mode="any"),
+        *trigger_contract_violations(registry, triggers, card.hints_required_all, mode="all"),
     )
-    for phrase, signal_id in trigger_contract_violations(registry, card.recall_triggers, required):
+    for phrase, signal_id in violations:
         findings.append(
             Finding(
                 path,
                 "warning",
                 "trigger_contract",
-                f"trigger '{phrase}' does not fire required signal '{signal_id}'; add a trigger"
-                " that does, or relax the hint",
+                f"trigger '{phrase}' does not fire the card's signal '{signal_id}'; add a"
+                " trigger that does, or relax the hint",
             )
         )
     for problem in sensitive_findings(card):

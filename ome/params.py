@@ -63,7 +63,7 @@ IGNORE_FUZZY_SHARE = 0.75
 # --- Selection (SPEC §5.10).
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
-COLLAPSE_SIMILARITY = 0.6  # Jaccard of phrase units above which two cards are one lesson
+COLLAPSE_SIMILARITY = 0.6  # overlap coefficient of anchor units from which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).
 DEFAULT_BUDGET_CHARS = 6000

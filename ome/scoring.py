@@ -106,18 +106,10 @@ def specificity(doc_freq: int, n_docs: int) -> float:
     return idf(doc_freq, n_docs) / idf(1, n_docs)
 
 
-def jaccard(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> float:
-    """Set similarity used for near-duplicate collapse."""
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
-
-
 __all__ = [
     "bm25f",
     "coverage",
     "idf",
-    "jaccard",
     "noisy_or",
     "pseudo_frequency",
     "rrf",

@@ -15,8 +15,9 @@ from ome import params
 from ome.analysis import is_han
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
-from ome.scoring import coverage, jaccard, noisy_or
+from ome.scoring import coverage, noisy_or
 from ome.signals import Registry
+from ome.similarity import overlap
 
 # Reason codes (stable; scripts read them).
 REJECT_STATUS = "status_inactive"
@@ -345,9 +346,10 @@ def card_signature(card: IndexedCard) -> frozenset[str]:
 
 
 def is_near_duplicate(a: IndexedCard, b: IndexedCard) -> bool:
-    return (
-        a.id == b.id or jaccard(card_signature(a), card_signature(b)) >= params.COLLAPSE_SIMILARITY
-    )
+    """Same id, or one card's anchor units mostly covered by the other's (overlap coefficient)."""
+    if a.id == b.id:
+        return True
+    return overlap(card_signature(a), card_signature(b)) >= params.COLLAPSE_SIMILARITY
 
 
 __all__ = [

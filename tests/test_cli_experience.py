@@ -299,11 +299,6 @@ def test_a_copied_starter_card_replaces_the_starter_at_recall(data_dir: Path) ->
     assert ("browser-validation", "bundled") not in matches
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine collapse (selection.is_near_duplicate) uses Jaccard >= 0.6 over phrase"
-    " units; a user's card fully covered by the larger starter card scores 0.42 there",
-)
 def test_a_users_own_card_wins_over_the_starter_it_duplicates(data_dir: Path) -> None:
     assert run("init").exit_code == 0
     doc = run_json(

@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from ome.scoring import bm25f, coverage, idf, jaccard, noisy_or, pseudo_frequency, rrf, saturate
+from ome.scoring import bm25f, coverage, idf, noisy_or, pseudo_frequency, rrf, saturate
 
 WEIGHTS = {"title": 2.0, "body": 1.0}
 AVG = {"title": 2.0, "body": 4.0}
@@ -64,8 +64,6 @@ def test_rrf_hand_computed() -> None:
     assert fused["c"] == pytest.approx(1 / 63)
 
 
-def test_coverage_and_jaccard() -> None:
+def test_coverage() -> None:
     assert coverage(("a", "b", "c", "d"), {"a", "c"}) == (0.5, 2)
     assert coverage((), {"a"}) == (0.0, 0)
-    assert jaccard(frozenset("ab"), frozenset("bc")) == pytest.approx(1 / 3)
-    assert jaccard(frozenset(), frozenset("a")) == 0.0
