@@ -12,11 +12,19 @@ from pathlib import Path
 from typing import Any
 
 from ome import params
+from ome.cache import (
+    CACHE_DIR,
+    card_keys,
+    load_config_cached,
+    load_index,
+    load_matcher,
+    spawn_builder,
+)
 from ome.concepts import ConceptMatcher, build_concept_matcher
-from ome.config import Config, load_config, resolve_data_dir
+from ome.config import Config, resolve_data_dir
 from ome.engine import RecallOptions, RecallResult, recall
 from ome.index import CardIndex, build_index, index_card
-from ome.library import InvalidCard, Library, find_project_root, library_sources, load_library
+from ome.library import InvalidCard, Library, find_project_root, library_sources
 from ome.registry import load_registry
 from ome.signals import Registry
 
@@ -57,23 +65,42 @@ def index_library(library: Library, registry: Registry, matcher: ConceptMatcher)
     )
 
 
-def open_workspace(data_dir: str | Path | None = None, cwd: str | Path | None = None) -> Workspace:
-    """Resolve the data dir and project, load registry and cards, and index them."""
+def open_workspace(
+    data_dir: str | Path | None = None,
+    cwd: str | Path | None = None,
+    deadline: float | None = None,
+) -> Workspace:
+    """Resolve the data dir and project, load registry and cards, and index them.
+
+    Cards come from the compiled index in `<data dir>/cache/` (only new or changed files are
+    parsed). With a `deadline` (`time.monotonic()` value) parsing stops there and a background
+    builder finishes the index; without a data dir to write to, everything is parsed in memory.
+    """
     resolved = resolve_data_dir(data_dir)
-    config = load_config(resolved)
+    cache_dir = resolved / CACHE_DIR if resolved.is_dir() else None
+    config = load_config_cached(resolved, cache_dir)
     project_root = find_project_root(Path(cwd or Path.cwd()), resolved)
     registry = load_registry(resolved, project_root)
-    matcher = concept_matcher(registry)
-    library = load_library(library_sources(config, project_root))
+    matcher = load_matcher(registry, cache_dir)
+    loaded = load_index(
+        library_sources(config, project_root), registry, matcher, cache_dir, deadline
+    )
+    if loaded.stats.pending and cache_dir is not None:
+        spawn_builder(resolved, project_root, cache_dir)
     return Workspace(
         data_dir=resolved,
         config=config,
         project_root=project_root,
         registry=registry,
         matcher=matcher,
-        library=library,
-        index=index_library(library, registry, matcher),
+        library=loaded.library,
+        index=loaded.index,
     )
+
+
+def library_keys(workspace: Workspace) -> tuple[tuple[str, str], ...]:
+    """(id, path) of every searched card, without decoding cached cards (for fingerprints)."""
+    return card_keys(workspace.library.cards)
 
 
 def recall_options(
@@ -197,6 +224,7 @@ __all__ = [
     "Workspace",
     "concept_matcher",
     "index_library",
+    "library_keys",
     "match_prompt",
     "open_workspace",
     "recall_options",

@@ -15,7 +15,6 @@ import re
 import sys
 import time
 import zlib
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields, is_dataclass
 from pathlib import Path
@@ -33,6 +32,7 @@ from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
 from ome.signals import Registry
 
 CACHE_SCHEMA = "ome-index-cache/1"
+CACHE_DIR = "cache"  # inside the data dir (SPEC §3)
 INDEX_DIR = "index"
 MANIFEST = "manifest.json"
 SEGMENT_MAGIC = b"OMESEG1\n"
@@ -397,9 +397,7 @@ class _BuildContext:
 
 def contribution(
     item: IndexedCard, digest: str
-) -> tuple[
-    tuple[tuple[str, tuple[tuple[str, int], ...]], ...], tuple[tuple[str, int], ...], bool
-]:
+) -> tuple[tuple[tuple[str, tuple[tuple[str, int], ...]], ...], tuple[tuple[str, int], ...], bool]:
     """One card's share of the index statistics, taken from `build_index` over that card alone."""
     single = build_index((item,), digest)
     terms = tuple(
@@ -634,6 +632,7 @@ def _update_part(
     matcher: ConceptMatcher,
     cache_dir: Path,
     deadline: float | None,
+    fill_pinyin: bool,
 ) -> _PartResult:
     """Bring one layer's cache up to date with its files and open it."""
     part_dir = _part_dir(cache_dir, source, statuses)
@@ -673,12 +672,15 @@ def _update_part(
     for _, prior in old_folders.values():
         removed += prior["slots"]
     removed = [slot for slot in removed if slot >= 0]
-    if not jobs and not removed and [(f["path"], f["status"]) for f in old["folders"]] == [
-        (f.path, f.status) for f in scanned
-    ]:
+    if (
+        not jobs
+        and not removed
+        and [(f["path"], f["status"]) for f in old["folders"]]
+        == [(f.path, f.status) for f in scanned]
+    ):
         part = _Part(source, part_dir, old)
         part.open()
-        pending = len(old["segments"]) > MAX_SEGMENTS or bool(old["pinyin_pending"])
+        pending = len(old["segments"]) > MAX_SEGMENTS
         return _PartResult(part, 0, len(kept.slots), 0, True, False, pending)
 
     ctx = _BuildContext(
@@ -706,14 +708,13 @@ def _update_part(
         64, len(manifest["order"]) // 4
     )
     pending = left > 0
-    if deadline is None:
-        if compact:
-            manifest = _compact(manifest, part_dir, source)
-        elif manifest["pinyin_pending"]:
-            manifest["pinyin"] = dict(manifest["pinyin"], **_pinyin(manifest["pinyin_pending"]))
-            manifest["pinyin_pending"] = []
+    if deadline is None and compact:
+        manifest = _compact(manifest, part_dir, source, fill_pinyin)
     else:
-        pending = pending or compact or bool(manifest["pinyin_pending"])
+        pending = pending or compact
+    if manifest["pinyin_pending"] and (fill_pinyin or "pypinyin" in sys.modules):
+        manifest["pinyin"] = dict(manifest["pinyin"], **_pinyin(manifest["pinyin_pending"]))
+        manifest["pinyin_pending"] = []
     written = _save_manifest(part_dir, manifest)
     part = _Part(source, part_dir, manifest)
     part.open()
@@ -847,7 +848,7 @@ def _apply(
         cards=cards,
         segments=segments,
         segment_sizes=sizes,
-        terms=terms,
+        terms={term: terms[term] for term in sorted(terms)},
         totals=totals,
         paths=sorted(paths),
         dead=sorted(dead),
@@ -857,7 +858,9 @@ def _apply(
     return manifest
 
 
-def _compact(manifest: dict[str, Any], part_dir: Path, source: Source) -> dict[str, Any]:
+def _compact(
+    manifest: dict[str, Any], part_dir: Path, source: Source, fill_pinyin: bool
+) -> dict[str, Any]:
     """Rewrite a part as one segment: live records renumbered in order, postings merged."""
     part = _Part(source, part_dir, manifest)
     part.open()
@@ -887,7 +890,8 @@ def _compact(manifest: dict[str, Any], part_dir: Path, source: Source) -> dict[s
         dict(f, slots=[renumber[s] if s >= 0 else -1 for s in f["slots"]])
         for f in manifest["folders"]
     ]
-    pinyin = dict(manifest["pinyin"], **_pinyin(manifest["pinyin_pending"]))
+    pending = manifest["pinyin_pending"]
+    pinyin = dict(manifest["pinyin"], **_pinyin(pending)) if fill_pinyin and pending else None
     return dict(
         manifest,
         folders=folders,
@@ -898,8 +902,8 @@ def _compact(manifest: dict[str, Any], part_dir: Path, source: Source) -> dict[s
         paths=sorted(renumber[s] for s in manifest["paths"] if s in renumber),
         dead=[],
         order=list(range(len(manifest["order"]))),
-        pinyin=pinyin,
-        pinyin_pending=[],
+        pinyin=pinyin if pinyin is not None else manifest["pinyin"],
+        pinyin_pending=[] if pinyin is not None else pending,
     )
 
 
@@ -925,7 +929,7 @@ class _Positions:
         self.slot_position: list[list[int]] = []
         self.ids: list[list[str]] = []
         self.paths: list[list[str]] = []
-        for p, part in enumerate(parts):
+        for part in parts:
             size = len(part.cards) // 3
             ids = [""] * size
             paths = [""] * size
@@ -941,7 +945,9 @@ class _Positions:
         else:
             for p, part in enumerate(parts):
                 layer = part.source.layer
-                keyed += ((self.ids[p][s], layer, self.paths[p][s], p, s) for s in part.manifest["order"])
+                keyed += (
+                    (self.ids[p][s], layer, self.paths[p][s], p, s) for s in part.manifest["order"]
+                )
             keyed.sort()
             order = [(p, s) for _, _, _, p, s in keyed]
         self.order = order
@@ -1011,28 +1017,15 @@ class LazyPostings(Mapping[str, tuple[tuple[int, str, int], ...]]):
         return len(self._all_terms())
 
 
-class LazyDocFreq(Mapping[str, int]):
-    """`CardIndex.doc_freq`: summed over parts from the manifests' term tables."""
-
-    def __init__(self, parts: Sequence[_Part], postings: LazyPostings) -> None:
-        self._parts = parts
-        self._postings = postings
-
-    def __getitem__(self, term: str) -> int:
-        total = 0
-        for part in self._parts:
-            entry = part.terms.get(term)
-            if entry is not None:
-                total += entry[0]
-        if not total:
-            raise KeyError(term)
-        return total
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._postings)
-
-    def __len__(self) -> int:
-        return len(self._postings)
+def _doc_freq(parts: Sequence[_Part]) -> dict[str, int]:
+    """`CardIndex.doc_freq` as a plain dict: recall looks terms up hundreds of times per card."""
+    if len(parts) == 1:
+        return {term: entry[0] for term, entry in parts[0].terms.items()}
+    merged: dict[str, int] = {}
+    for part in parts:
+        for term, entry in part.terms.items():
+            merged[term] = merged.get(term, 0) + entry[0]
+    return {term: merged[term] for term in sorted(merged)}
 
 
 def _first(entry: tuple[int, str, int]) -> int:
@@ -1046,9 +1039,7 @@ class LazyCardFiles(Sequence[CardFile]):
         self._positions = positions
         self._cards = cards
         self._entries: list[tuple[int, int]] = [
-            (p, slot)
-            for p, part in enumerate(positions.parts)
-            for slot, _, _ in part.slot_files()
+            (p, slot) for p, part in enumerate(positions.parts) for slot, _, _ in part.slot_files()
         ]
 
     def __len__(self) -> int:
@@ -1090,12 +1081,15 @@ def load_index(
     cache_dir: Path | None,
     deadline: float | None = None,
     statuses: Sequence[Status] = ("active",),
+    fill_pinyin: bool = False,
 ) -> LoadedIndex:
     """The card index of these layers, reusing every unchanged card from `cache_dir`.
 
     With a `deadline` (a `time.monotonic()` value) parsing stops there: the index then holds
     what was ready, `stats.complete` is False, and `spawn_builder` should finish the job.
-    Without a usable cache dir everything is parsed in memory.
+    Without a usable cache dir everything is parsed in memory. The pinyin of new Han characters
+    is filled in with `fill_pinyin` (the builder) or when pypinyin is loaded anyway: a hook
+    never imports it.
     """
     started = time.perf_counter()
     source_list = tuple(sources)
@@ -1108,11 +1102,15 @@ def load_index(
     results: list[_PartResult] = []
     for source in source_list:
         try:
-            results.append(_update_part(source, statuses, registry, matcher, cache_dir, deadline))
+            results.append(
+                _update_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
+            )
         except CacheError:
             # A manifest naming a segment that is gone or damaged: rebuild this layer.
             _discard(_part_dir(cache_dir, source, statuses))
-            results.append(_update_part(source, statuses, registry, matcher, cache_dir, deadline))
+            results.append(
+                _update_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
+            )
     parts = [r.part for r in results if r.part is not None]
     positions = _Positions(parts)
     cards = LazyCards(positions)
@@ -1123,7 +1121,7 @@ def load_index(
         names = parts[0].field_names if parts else _field_names(registry.digest)
         index = CardIndex(
             cards=cast(tuple[IndexedCard, ...], cards),
-            doc_freq=LazyDocFreq(parts, postings),
+            doc_freq=_doc_freq(parts),
             avg_field_len={
                 name: sum(part.manifest["totals"].get(name, 0) for part in parts) / max(n, 1)
                 for name in names
@@ -1150,7 +1148,9 @@ def load_index(
         for part in parts
         for n, name, problems in part.manifest["invalid"]
     )
-    library = Library(source_list, cast(tuple[CardFile, ...], LazyCardFiles(positions, cards)), invalid)
+    library = Library(
+        source_list, cast(tuple[CardFile, ...], LazyCardFiles(positions, cards)), invalid
+    )
     pinyin: dict[str, str] = {}
     for part in parts:
         pinyin.update(part.manifest["pinyin"])
@@ -1322,12 +1322,13 @@ def build_cache(
     from ome.library import library_sources
     from ome.registry import load_registry
 
-    cache_dir = data_dir / "cache"
+    cache_dir = data_dir / CACHE_DIR
     config = load_config_cached(data_dir, cache_dir)
     registry = load_registry(data_dir, project_root)
     matcher = load_matcher(registry, cache_dir)
-    return load_index(library_sources(config, project_root), registry, matcher, cache_dir, None,
-                      statuses)
+    return load_index(
+        library_sources(config, project_root), registry, matcher, cache_dir, None, statuses
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -1363,13 +1364,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = [
+    "CACHE_DIR",
     "CACHE_SCHEMA",
     "CacheError",
     "CacheStats",
     "CacheUnsupported",
     "LazyCardFiles",
     "LazyCards",
-    "LazyDocFreq",
     "LazyPostings",
     "LoadedIndex",
     "build_cache",
