@@ -26,6 +26,7 @@ class Phrase:
     kind: PhraseKind
     text: str
     units: tuple[str, ...]
+    words: int  # content words of the surface text, before synonyms fold into concepts
     han: bool
     technical: bool
 
@@ -123,6 +124,13 @@ def index_card(
             kind=kind,
             text=lower,
             units=analyse_units(text, matcher, stopwords),
+            words=len(
+                {
+                    t.term
+                    for t in tokenize(normalize_text(text))
+                    if t.kind in ("word", "part") and t.term not in stopwords
+                }
+            ),
             han=any(is_han(c) for c in lower),
             technical=_is_technical(normalize_text(text)),
         )

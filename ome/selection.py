@@ -189,6 +189,7 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         return (params.TOPIC_QUALITY if seen else 0.0), False, "exact"
     specific = (
         len(phrase.units) >= 2
+        or phrase.words >= 2
         or phrase.technical
         or (phrase.han and sum(is_han(c) for c in phrase.text) >= 3)
     )

@@ -1,0 +1,316 @@
+"""Recall engine behaviour as tables over a small library written to a temp data dir."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from ome.api import match_prompt, open_workspace, recall_options, result_json
+from ome.cli.common import to_json
+from ome.render import RenderCard, render_context
+
+CARDS: dict[str, dict[str, Any]] = {
+    "force-push-shared": {
+        "title": "Never force-push a shared branch",
+        "summary": "Rewriting the history of a branch others use destroys their work.",
+        "criteria": {
+            "use_when": ["pushing rewritten history to a shared branch"],
+            "ignore_when": ["my own personal branch"],
+        },
+        "engine_hints": {"positive": ["force_push"]},
+        "recall": {
+            "policy": "must",
+            "risk": "high",
+            "triggers": ["force push", "git push --force", "rewrite shared history"],
+            "aliases": {"zh-CN": ["强制推送"]},
+            "topics": ["git"],
+        },
+    },
+    "db-migration-locks": {
+        "title": "Reversible, lock-aware database migrations",
+        "summary": "Schema migrations need a tested downgrade and must not lock big tables.",
+        "criteria": {
+            "use_when": ["writing a schema migration"],
+            "ignore_when": ["no schema change is involved"],
+        },
+        "recall": {
+            "triggers": ["schema migration", "alembic revision", "ALTER TABLE"],
+            "aliases": {"zh-CN": ["数据库迁移"]},
+            "topics": ["database", "migration"],
+        },
+        "paths": ["**/alembic/versions/*.py"],
+    },
+    "goal-runner": {
+        "title": "Run an agent goal to completion",
+        "summary": "When an agent goal is started, carry it through implementation and checks.",
+        "criteria": {
+            "use_when": ["start an agent goal"],
+            "ignore_when": [],
+            "intent_modes": {"exclude": ["explain"]},
+        },
+        "engine_hints": {"positive": ["goal_execute"], "negative": ["explain_only"]},
+        "recall": {"triggers": ["create a goal", "run the goal"], "topics": ["agent"]},
+    },
+    "browser-check": {
+        "title": "Check UI changes in a real browser",
+        "summary": "Static checks do not prove a page works; open it in a real browser.",
+        "criteria": {"use_when": ["a visible UI change"], "ignore_when": ["backend only"]},
+        "engine_hints": {"required_all": ["ui_surface", "real_validation"]},
+        "recall": {
+            "policy": "should",
+            "triggers": ["real browser", "browser validation"],
+            "topics": ["frontend"],
+        },
+    },
+    "unknown-hint-card": {
+        "title": "Rotate leaked credentials",
+        "summary": "A leaked token must be revoked and rotated, not just deleted from the repo.",
+        "criteria": {"use_when": ["a credential leaked"], "ignore_when": []},
+        "engine_hints": {"positive": ["no_such_signal_xyz"]},
+        "recall": {"triggers": ["leaked token", "rotate the key"], "topics": ["security"]},
+    },
+}
+
+
+def write_library(root: Path, cards: dict[str, dict[str, Any]]) -> None:
+    active = root / "experiences" / "active"
+    active.mkdir(parents=True, exist_ok=True)
+    (root / "config.yaml").write_text("library:\n  starter_cards: false\n", "utf-8")
+    for card_id, fields in cards.items():
+        front = {"schema": "ome-card", "id": card_id, "status": "active", **fields}
+        text = "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n"
+        text += f"\n## Full Rule\n\n```text\nThe rule of {card_id}.\n```\n"
+        (active / f"{card_id}.md").write_text(text, "utf-8")
+
+
+@pytest.fixture
+def library(data_dir: Path) -> Path:
+    write_library(data_dir, CARDS)
+    return data_dir
+
+
+def recall_ids(library: Path, prompt: str, **options: Any) -> list[str]:
+    workspace = open_workspace(library, library)
+    result = match_prompt(workspace, prompt, recall_options(workspace, **options))
+    return [m.id for m in result.matches]
+
+
+def explain(library: Path, prompt: str) -> dict[str, Any]:
+    workspace = open_workspace(library, library)
+    return result_json(match_prompt(workspace, prompt, recall_options(workspace)), explain=True)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("Force push my rebased branch to the shared main branch.", ["force-push-shared"]),
+        ("把我的分支强制推送到共享的 main 分支", ["force-push-shared"]),
+        ("Write an alembic revision that adds an ALTER TABLE for orders", ["db-migration-locks"]),
+        ("Review alembic/versions/20240101_add_index.py before merging", ["db-migration-locks"]),
+        ("Please create a goal and run it to the end", ["goal-runner"]),
+        ("Someone leaked token in the logs, rotate the key now", ["unknown-hint-card"]),
+        (
+            "Force push the shared branch, then write the schema migration for orders",
+            ["force-push-shared", "db-migration-locks"],
+        ),
+        ("What is the capital of France?", []),
+        ("Write a short poem about autumn leaves", []),
+        ("push", []),
+        ("", []),
+    ],
+    ids=[
+        "exact-trigger",
+        "chinese-alias",
+        "two-technical-triggers",
+        "path-glob",
+        "goal-signal",
+        "unknown-hint-ignored",
+        "two-tasks",
+        "unrelated",
+        "chatter",
+        "single-word",
+        "empty",
+    ],
+)
+def test_recall_table(library: Path, prompt: str, expected: list[str]) -> None:
+    assert sorted(recall_ids(library, prompt)) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "card_id", "rejection"),
+    [
+        ("Force push my own personal branch after the rebase", "force-push-shared", "ignore_rule"),
+        (
+            "Refactor the orders query; no schema change is involved in this schema migration",
+            "db-migration-locks",
+            "ignore_rule",
+        ),
+        (
+            "Just explain how a goal works, only explain, do not create a goal",
+            "goal-runner",
+            "blocked_by_signal",
+        ),
+        (
+            "Fix the settings page, then do a browser validation in a real browser",
+            "browser-check",
+            "",
+        ),
+        (
+            "browser validation of the export API response",
+            "browser-check",
+            "required_signal_missing",
+        ),
+    ],
+    ids=[
+        "ignore-when",
+        "ignore-when-inside-exclusion",
+        "negative-signal",
+        "required-ok",
+        "required",
+    ],
+)
+def test_rejections_read_as_reason_codes(
+    library: Path, prompt: str, card_id: str, rejection: str
+) -> None:
+    doc = explain(library, prompt)
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert card_id in rows
+    if rejection:
+        assert rows[card_id]["rejection"] == rejection
+        assert card_id not in [m["id"] for m in doc["matches"]]
+    else:
+        assert rows[card_id]["selected"]
+
+
+def test_a_fired_signal_alone_never_admits(library: Path) -> None:
+    doc = explain(library, "git push -f origin HEAD")
+    returned = [m["id"] for m in doc["matches"]]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    if "force-push-shared" in rows:
+        families = rows["force-push-shared"]["families"]
+        assert families != ["signals"] or "force-push-shared" not in returned
+
+
+def test_must_cards_come_first(data_dir: Path) -> None:
+    cards = {
+        "should-card": {
+            "title": "Deploy checklist for staging",
+            "summary": "Check the staging deploy checklist.",
+            "criteria": {"use_when": ["staging deploy"], "ignore_when": []},
+            "recall": {"policy": "should", "triggers": ["staging deploy checklist"]},
+        },
+        "must-card": {
+            "title": "Confirm the deploy target",
+            "summary": "Confirm which environment a deploy goes to.",
+            "criteria": {"use_when": ["deploy target"], "ignore_when": []},
+            "recall": {"policy": "must", "triggers": ["deploy target"]},
+        },
+    }
+    write_library(data_dir, cards)
+    ids = recall_ids(data_dir, "Run the staging deploy checklist and confirm the deploy target")
+    assert ids == ["must-card", "should-card"]
+
+
+def test_limit_caps_the_result(library: Path) -> None:
+    prompt = "Force push the shared branch, then write the schema migration for orders"
+    assert len(recall_ids(library, prompt, limit=1)) == 1
+
+
+def test_project_card_beats_global_copy(library: Path, tmp_path: Path) -> None:
+    project = tmp_path / "repo"
+    (project / ".git").mkdir(parents=True)
+    write_library(project / ".oh-my-experience", {"force-push-shared": CARDS["force-push-shared"]})
+    workspace = open_workspace(library, project)
+    result = match_prompt(workspace, "Force push to the shared branch", recall_options(workspace))
+    assert [(m.id, m.layer) for m in result.matches] == [("force-push-shared", "project")]
+    assert "--scope project" in result.context
+
+
+def test_threshold_is_respected(library: Path) -> None:
+    assert recall_ids(library, "Force push to the shared branch", threshold=100) == []
+
+
+def render_cards(count: int, summary: str = "A lesson summary. " * 8) -> list[RenderCard]:
+    return [
+        RenderCard(
+            id=f"card-{i}",
+            title=f"Card {i}",
+            summary=summary,
+            risk="high",
+            policy="must",
+            use_when=("a situation",),
+            ignore_when=("another",),
+            matched_by=('phrase "x"',),
+            link=f"/lib/card-{i}.md",
+            scope_flag="",
+        )
+        for i in range(count)
+    ]
+
+
+@pytest.mark.parametrize("budget", [200, 600, 900, 1500, 3000, 6000, 20000])
+def test_render_never_exceeds_budget_and_never_cuts_a_card(budget: int) -> None:
+    cards = render_cards(6)
+    text, kept = render_context(cards, budget)
+    assert len(text) <= min(budget, 9000)
+    for card_id in kept:
+        assert f"({card_id})" in text and f"show {card_id} --section rule" in text
+    for card in cards:
+        if card.id not in kept:
+            assert f"({card.id})" not in text
+    assert list(kept) == [c.id for c in cards[: len(kept)]]
+
+
+def test_render_drops_lowest_ranked_first_then_shortens() -> None:
+    cards = render_cards(3, summary="word " * 200)
+    full, kept_full = render_context(cards, 9000)
+    assert kept_full == ("card-0", "card-1", "card-2")
+    tight, kept = render_context(cards, len(full) - 10)
+    assert kept == ("card-0", "card-1")
+    single, kept_single = render_context(cards[:1], 700)
+    assert kept_single == ("card-0",) and "…" in single
+
+
+def test_context_snapshot(library: Path, snapshot: Any) -> None:
+    workspace = open_workspace(library, library)
+    result = match_prompt(
+        workspace, "Force push my branch to the shared main", recall_options(workspace)
+    )
+    assert result.context.replace(str(library), "<data>") == snapshot
+
+
+def test_explain_snapshot(library: Path, snapshot: Any) -> None:
+    doc = explain(library, "Write the schema migration, then force push the shared branch")
+    assert to_json(doc).replace(str(library), "<data>") == snapshot
+
+
+def test_output_is_identical_across_hash_seeds(library: Path) -> None:
+    prompt = "Force push the shared branch, then write the schema migration for orders"
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ome",
+                "match",
+                prompt,
+                "--json",
+                "--explain",
+                "--data-dir",
+                str(library),
+            ],
+            capture_output=True,
+            env=env,
+            check=True,
+            cwd=library,
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
