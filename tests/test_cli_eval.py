@@ -9,12 +9,14 @@ from typing import Any
 import orjson
 import pytest
 from click.testing import CliRunner, Result
+from conftest import REFERENCE_SUITES, needs_reference
 
 from ome.cli import cli
 from ome.evaluate import METRIC_NAMES
 
-SHARED_SUITES = Path(__file__).resolve().parents[2] / "shared" / "evals" / "ome-suites"
-REFERENCE = [p for p in sorted(SHARED_SUITES.glob("*.json")) if not p.name.endswith(".cards.json")]
+REFERENCE = REFERENCE_SUITES
+if not REFERENCE:
+    pytest.skip(needs_reference.kwargs["reason"], allow_module_level=True)
 REPORT_KEYS = {
     "suite",
     "engine",

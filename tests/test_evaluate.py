@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 import yaml
+from conftest import REFERENCE_SUITES, needs_reference
 
 from ome.errors import SuiteError
 from ome.evaluate import (
@@ -28,7 +29,6 @@ from ome.evaluate import (
     report_json,
 )
 
-SHARED_SUITES = Path(__file__).resolve().parents[2] / "shared" / "evals" / "ome-suites"
 INV_LOG2_3 = 1 / math.log2(3)  # the discount of rank 2
 
 CARDS: list[dict[str, Any]] = [
@@ -348,15 +348,12 @@ def test_json_and_yaml_suites_load_the_same(tmp_path: Path) -> None:
     assert from_json.cases[3] == SuiteCase(id="bare", prompt="hello there")
 
 
+@needs_reference
 def test_inline_experiences_and_original_suites_load(tmp_path: Path) -> None:
     path = tmp_path / "inline.json"
     path.write_bytes(orjson.dumps({"name": "inline", "experiences": CARDS, "cases": CASES}))
     assert load_suite(path).cards == load_suite(write_json_suite(tmp_path / "file")).cards
-    sizes = {
-        p.stem: len(load_suite(p).cases)
-        for p in sorted(SHARED_SUITES.glob("*.json"))
-        if not p.name.endswith(".cards.json")
-    }
+    sizes = {p.stem: len(load_suite(p).cases) for p in REFERENCE_SUITES}
     assert sizes == {"core": 23, "held-out": 6, "pairwise": 13}
 
 

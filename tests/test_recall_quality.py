@@ -10,29 +10,27 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import SHARED_SUITES
+from conftest import REFERENCE_SUITES, needs_reference
 
 from ome.evaluate import compute_metrics, evaluate_suites
 
 REPO = Path(__file__).resolve().parents[1]
-REFERENCE = sorted(SHARED_SUITES.glob("*.json"))
-REFERENCE = [p for p in REFERENCE if not p.name.endswith(".cards.json")]
 
 # Measured pass rates when the bound was last raised (see the README's quality section).
 OWN_SUITE_FLOORS = {"dev.json": 0.65, "test.json": 0.5}
 
 
-@pytest.mark.skipif(not REFERENCE, reason="the shared reference suites are not beside the repo")
+@needs_reference
 def test_reference_suites_pass_every_case(tmp_path: Path) -> None:
-    evaluation = evaluate_suites(REFERENCE, tmp_root=tmp_path)
+    evaluation = evaluate_suites(REFERENCE_SUITES, tmp_root=tmp_path)
     failed = [o.case.id for o in evaluation.outcomes if not o.passed]
     assert len(evaluation.outcomes) == 42
     assert failed == []
 
 
-@pytest.mark.skipif(not REFERENCE, reason="the shared reference suites are not beside the repo")
+@needs_reference
 def test_reference_suites_hold_among_distractors(tmp_path: Path) -> None:
-    evaluation = evaluate_suites(REFERENCE, noise=300, tmp_root=tmp_path)
+    evaluation = evaluate_suites(REFERENCE_SUITES, noise=300, tmp_root=tmp_path)
     metrics = compute_metrics(evaluation.outcomes, evaluation.limit)
     assert metrics.pass_rate >= 0.95
     assert metrics.over_recall_rate <= 0.05

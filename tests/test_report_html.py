@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REFERENCE_SUITES, needs_reference
 
 from ome.evaluate import METRIC_NAMES
 from ome.report_html import bar_chart, render_report_html
 
-SHARED_SUITES = Path(__file__).resolve().parents[2] / "shared" / "evals" / "ome-suites"
 EXTERNAL = re.compile(r"""(?:src|href)\s*=\s*["']?\s*(?:https?:)?//""", re.IGNORECASE)
 
 
@@ -104,13 +104,13 @@ def test_bar_chart_lengths_follow_pass_rate() -> None:
     assert "no cases" in bar_chart("t", {})
 
 
+@needs_reference
 def test_cli_report_renders_in_headless_chromium(tmp_path: Path) -> None:
     """A real run written by a real `ome` process, screenshotted by a real browser."""
     out = tmp_path / "report.html"
     run = subprocess.run(
         [sys.executable, "-m", "ome", "eval", "recall", "--html", str(out), "--noise", "5",
-         *(arg for p in sorted(SHARED_SUITES.glob("*.json")) if not p.name.endswith(".cards.json")
-           for arg in ("--suite", str(p)))],
+         *(arg for p in REFERENCE_SUITES for arg in ("--suite", str(p)))],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
