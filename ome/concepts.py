@@ -7,7 +7,7 @@ Both sides are matched by the same matcher, built once from the registry's lexic
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ome.analysis import is_han, normalize_text, tokenize
 
@@ -29,15 +29,27 @@ class ConceptMatcher:
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
+    # han_terms by first character: a text is scanned once instead of once per term.
+    _han_by_first: dict[str, tuple[tuple[str, str], ...]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+
+    def __post_init__(self) -> None:
+        by_first: dict[str, list[tuple[str, str]]] = {}
+        for surface, concept in self.han_terms:
+            by_first.setdefault(surface[0], []).append((surface, concept))
+        object.__setattr__(
+            self, "_han_by_first", {char: tuple(terms) for char, terms in by_first.items()}
+        )
 
     def find(self, text: str) -> tuple[ConceptHit, ...]:
         """Concepts occurring in an NFKC lower-cased text, sorted by position then id."""
         hits: set[ConceptHit] = set()
-        for surface, concept in self.han_terms:
-            start = text.find(surface)
-            while start != -1:
-                hits.add(ConceptHit(concept, start, start + len(surface)))
-                start = text.find(surface, start + 1)
+        by_first = self._han_by_first
+        for start, char in enumerate(text):
+            for surface, concept in by_first.get(char, ()):
+                if text.startswith(surface, start):
+                    hits.add(ConceptHit(concept, start, start + len(surface)))
         ascii_tokens = [t for t in tokenize(text) if t.kind in ("word", "part", "code")]
         words = [t.term for t in ascii_tokens]
         for i, word in enumerate(words):
