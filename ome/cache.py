@@ -16,7 +16,7 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -62,15 +62,7 @@ _MERGEABLE_INDEX_FIELDS = (
     "registry_digest",
 )
 # Modules whose code decides what a cached card record holds.
-_CODE_MODULES = (
-    "ome.cards",
-    "ome.library",
-    "ome.analysis",
-    "ome.concepts",
-    "ome.index",
-    "ome.params",
-    "ome.cache",
-)
+_CODE_MODULES = ("cards", "library", "analysis", "concepts", "index", "params", "cache")
 
 
 class CacheError(Exception):
@@ -201,9 +193,7 @@ class _CodeGen:
         schema: list[str] = []
         for position, f in enumerate(fields(cls)):
             if not f.init:
-                if f.default is MISSING and f.default_factory is MISSING:
-                    raise CacheUnsupported(f"{cls.__name__}.{f.name} is set outside __init__")
-                continue
+                continue  # derived in __post_init__: rebuilt by construction
             dec, enc, text = self.expr(hints[f.name], f"v[{position}]", 0)
             args.append(f"{f.name}={dec}" if f.kw_only else dec)
             encs.append(enc.replace(f"v[{position}]", f"o.{f.name}"))
@@ -237,15 +227,14 @@ def codec(cls: type) -> _Codec:
 
 def _code_stamp() -> list[Any]:
     """Size and mtime of the modules that decide a record's content: code edits invalidate."""
+    package = os.path.dirname(os.path.abspath(__file__))
     stamp: list[Any] = []
     for name in _CODE_MODULES:
-        module = sys.modules.get(name)
-        path = getattr(module, "__file__", None)
         try:
-            st = os.stat(path) if path else None
+            st = os.stat(os.path.join(package, name + ".py"))
+            stamp.append([name, st.st_size, st.st_mtime_ns])
         except OSError:
-            st = None
-        stamp.append([name, st.st_size if st else -1, st.st_mtime_ns if st else -1])
+            stamp.append([name])
     return stamp
 
 
@@ -1385,4 +1374,7 @@ __all__ = [
 ]
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run the imported module's `main`, so the builder shares one set of classes with the library.
+    from ome.cache import main as _main
+
+    raise SystemExit(_main())
