@@ -508,18 +508,20 @@ class _Part:
         seg, off, length = self.cards[3 * slot : 3 * slot + 3]
         return cast(IndexedCard, codec(IndexedCard).decode(self.blob(seg, off, length)))
 
-    def postings(self, term: str) -> list[tuple[int, int, int]]:
-        """(slot, field index, tf) of a term, dead slots left out, in slot-then-field order."""
+    def postings(self, term: str) -> list[int]:
+        """Flat (slot, field index, tf) triples of a term, dead slots left out."""
         entry = self.terms.get(term)
         if entry is None:
             return []
         flat: list[int] = []
         for i in range(1, len(entry), 3):
             flat += self.blob(entry[i], entry[i + 1], entry[i + 2])
-        out = [(flat[i], flat[i + 1], flat[i + 2]) for i in range(0, len(flat), 3)]
-        if self.dead:
-            out = [e for e in out if e[0] not in self.dead]
-        return out
+        if self.dead and not self.dead.isdisjoint(flat[0::3]):
+            dead = self.dead
+            flat = [
+                x for i in range(0, len(flat), 3) if flat[i] not in dead for x in flat[i : i + 3]
+            ]
+        return flat
 
     def slot_files(self) -> Iterator[tuple[int, int, str]]:
         """(slot, folder index, name) of every live card, in library order."""
@@ -639,10 +641,21 @@ def _update_part(
 
     jobs: list[tuple[int, str, str]] = []
     kept = _Kept()
+    unchanged: list[tuple[int, int, dict[str, Any]]] = []
     prior_entry: dict[tuple[int, str], tuple[int, list[int], list[str]]] = {}
     removed: list[int] = []
     for n, folder in enumerate(scanned):
         prior_n, prior = old_folders.pop((folder.path, folder.status), (-1, None))
+        if (
+            prior is not None
+            and prior["names"] == folder.names
+            and prior["stats"] == folder.stats
+            and not any(r[0] == prior_n for r in old["racy"])
+            and -1 not in folder.stats[0::3]
+        ):
+            # The common case, checked in C: not one file of the folder changed.
+            unchanged.append((n, prior_n, prior))
+            continue
         at = {name: i for i, name in enumerate(prior["names"])} if prior else {}
         for i, name in enumerate(folder.names):
             stat = folder.stats[3 * i : 3 * i + 3]
@@ -667,11 +680,20 @@ def _update_part(
         and [(f["path"], f["status"]) for f in old["folders"]]
         == [(f.path, f.status) for f in scanned]
     ):
+        written = False
+        if old["pinyin_pending"] and (fill_pinyin or "pypinyin" in sys.modules):
+            old["pinyin"] = dict(old["pinyin"], **_pinyin(old["pinyin_pending"]))
+            old["pinyin_pending"] = []
+            written = _save_manifest(part_dir, old)
         part = _Part(source, part_dir, old)
         part.open()
         pending = len(old["segments"]) > MAX_SEGMENTS
-        return _PartResult(part, 0, len(kept.slots), 0, True, False, pending)
+        reused = sum(len(f["names"]) for f in old["folders"]) - len(old["invalid"])
+        return _PartResult(part, 0, reused, 0, True, written, pending)
 
+    for n, prior_n, prior in unchanged:
+        for name, slot in zip(prior["names"], prior["slots"], strict=True):
+            kept.add((n, name), slot, old_invalid.get((prior_n, name), []))
     ctx = _BuildContext(
         source,
         matcher,
@@ -679,6 +701,8 @@ def _update_part(
         registry.digest,
     )
     built, left = _build_many(ctx, jobs, deadline)
+    # New slots in card order, so a fresh part's slots are its positions (no mapping on lookup).
+    built.sort(key=lambda b: (b.name[:-3], scanned[b.folder].path + os.sep + b.name))
     # A changed file the deadline left unparsed keeps its old record and its old stats, so the
     # next load sees it as changed again; a new one stays out until then.
     for n, path, _ in jobs[len(jobs) - left :]:
@@ -816,7 +840,7 @@ def _apply(
             if k in kept.stats:
                 stats[3 * i : 3 * i + 3] = kept.stats[k]
             if slot >= 0:
-                ids.append((name[:-3], os.path.join(folder.path, name), slot))
+                ids.append((name[:-3], folder.path + os.sep + name, slot))
             elif k in problems_now or k in kept.problems:
                 invalid.append([n, name, problems_now.get(k) or kept.problems[k]])
             else:
@@ -864,12 +888,19 @@ def _compact(
         offset += length
     terms: dict[str, list[int]] = {}
     for term in sorted(manifest["terms"]):
-        entries = part.postings(term)
-        if not entries:
+        old_flat = part.postings(term)
+        if not old_flat:
             continue
-        flat: list[int] = []
-        for slot, fi, tf in sorted(entries, key=lambda e: renumber[e[0]]):
-            flat += (renumber[slot], fi, tf)
+        triples = sorted(
+            zip(
+                map(renumber.__getitem__, old_flat[0::3]),
+                old_flat[1::3],
+                old_flat[2::3],
+                strict=True,
+            ),
+            key=_first,
+        )
+        flat = [x for triple in triples for x in triple]
         blob = orjson.dumps(flat)
         terms[term] = [manifest["terms"][term][0], 0, offset, len(blob)]
         chunks.append(blob)
@@ -914,34 +945,40 @@ class _Positions:
 
     def __init__(self, parts: Sequence[_Part]) -> None:
         self.parts = parts
-        keyed: list[tuple[str, str, str, int, int]] = []
-        self.slot_position: list[list[int]] = []
-        self.ids: list[list[str]] = []
-        self.paths: list[list[str]] = []
-        for part in parts:
-            size = len(part.cards) // 3
-            ids = [""] * size
-            paths = [""] * size
-            folders = part.manifest["folders"]
-            for slot, folder, name in part.slot_files():
-                ids[slot] = name[:-3]
-                paths[slot] = os.path.join(folders[folder]["path"], name)
-            self.ids.append(ids)
-            self.paths.append(paths)
-            self.slot_position.append([-1] * size)
+        self._keys: list[tuple[list[str], list[str]] | None] = [None] * len(parts)
         if len(parts) == 1:
             order = [(0, slot) for slot in parts[0].manifest["order"]]
         else:
+            keyed: list[tuple[str, str, str, int, int]] = []
             for p, part in enumerate(parts):
+                ids, paths = self.slot_keys(p)
                 layer = part.source.layer
-                keyed += (
-                    (self.ids[p][s], layer, self.paths[p][s], p, s) for s in part.manifest["order"]
-                )
+                keyed += [(ids[s], layer, paths[s], p, s) for s in part.manifest["order"]]
             keyed.sort()
             order = [(p, s) for _, _, _, p, s in keyed]
         self.order = order
+        self.slot_position: list[list[int]] = [[-1] * (len(part.cards) // 3) for part in parts]
         for position, (p, s) in enumerate(order):
             self.slot_position[p][s] = position
+        # A part whose slot numbers are its cards' positions needs no mapping (a fresh build).
+        self.identity = [table == list(range(len(table))) for table in self.slot_position]
+
+    def slot_keys(self, p: int) -> tuple[list[str], list[str]]:
+        """(ids, paths) by slot of part `p`, from the file names: no card is decoded."""
+        keys = self._keys[p]
+        if keys is None:
+            part = self.parts[p]
+            size = len(part.cards) // 3
+            ids = [""] * size
+            paths = [""] * size
+            for folder in part.manifest["folders"]:
+                prefix = folder["path"] + os.sep
+                for name, slot in zip(folder["names"], folder["slots"], strict=True):
+                    if slot >= 0:
+                        ids[slot] = name[:-3]
+                        paths[slot] = prefix + name
+            keys = self._keys[p] = (ids, paths)
+        return keys
 
 
 class LazyCards(Sequence[IndexedCard]):
@@ -982,9 +1019,14 @@ class LazyPostings(Mapping[str, tuple[tuple[int, str, int], ...]]):
             return found
         merged: list[tuple[int, str, int]] = []
         for p, part in enumerate(self._positions.parts):
-            to_position = self._positions.slot_position[p]
-            names = part.field_names
-            merged += ((to_position[s], names[f], tf) for s, f, tf in part.postings(term))
+            flat = part.postings(term)
+            if not flat:
+                continue
+            slots = flat[0::3]
+            if not self._positions.identity[p]:
+                slots = list(map(self._positions.slot_position[p].__getitem__, slots))
+            names = map(part.field_names.__getitem__, flat[1::3])
+            merged += zip(slots, names, flat[2::3], strict=True)
         if not merged:
             raise KeyError(term)
         merged.sort(key=_first)  # stable: a card's fields keep their order
@@ -1017,7 +1059,7 @@ def _doc_freq(parts: Sequence[_Part]) -> dict[str, int]:
     return {term: merged[term] for term in sorted(merged)}
 
 
-def _first(entry: tuple[int, str, int]) -> int:
+def _first(entry: tuple[int, Any, int]) -> int:
     return entry[0]
 
 
@@ -1047,10 +1089,8 @@ class LazyCardFiles(Sequence[CardFile]):
 
     def keys(self) -> tuple[tuple[str, str], ...]:
         """(id, path) of every card without decoding any: what telemetry fingerprints."""
-        return tuple(
-            (self._positions.ids[p][slot], self._positions.paths[p][slot])
-            for p, slot in self._entries
-        )
+        keys = [self._positions.slot_keys(p) for p in range(len(self._positions.parts))]
+        return tuple((keys[p][0][slot], keys[p][1][slot]) for p, slot in self._entries)
 
 
 def card_keys(cards: Sequence[CardFile]) -> tuple[tuple[str, str], ...]:
@@ -1315,9 +1355,8 @@ def build_cache(
     config = load_config_cached(data_dir, cache_dir)
     registry = load_registry(data_dir, project_root)
     matcher = load_matcher(registry, cache_dir)
-    return load_index(
-        library_sources(config, project_root), registry, matcher, cache_dir, None, statuses
-    )
+    sources = library_sources(config, project_root)
+    return load_index(sources, registry, matcher, cache_dir, None, statuses, fill_pinyin=True)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

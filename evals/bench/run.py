@@ -1,0 +1,273 @@
+"""Whole-process benchmark of the hook (SPEC §9): `ome hook run` against `python -c pass`.
+
+For each library size it writes a seeded synthetic library into a temp data dir, builds the card
+index cache from nothing (timed), then runs `python -c pass`, `python -m ome.hook` (what
+`ome hook install` writes) and the `ome hook run` console script alternately, and reports
+medians, p95, the ratio to the `python -c pass` floor and the peak RSS of each hook process. At
+the largest size it also edits one card and times the first hook run after the edit, checking
+that the run already returns the edited card.
+
+    python evals/bench/run.py [--sizes 34,1000,10000] [--runs N] [--out results.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import synth  # noqa: E402
+
+PYTHON = sys.executable
+EDIT_WORD = "zebracornflux"  # in no generated card: only the edited card can match it
+
+
+@dataclass
+class Series:
+    """One command's timings (ms) and peak resident memory (MiB) over the runs."""
+
+    command: str
+    ms: list[float] = field(default_factory=list)
+    rss_mib: list[float] = field(default_factory=list)
+    matched: int = 0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.ms)
+
+    @property
+    def p95(self) -> float:
+        ordered = sorted(self.ms)
+        return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def run_timed(
+    argv: list[str], env: dict[str, str], stdin: bytes = b""
+) -> tuple[float, float, bytes]:
+    """(wall ms, peak RSS MiB, stdout) of one child process, its rusage read with wait4."""
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(stdin)
+    process.stdin.close()
+    out = process.stdout.read()
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = (time.perf_counter() - start) * 1000
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{argv} exited {process.returncode}")
+    return elapsed, usage.ru_maxrss / 1024, out
+
+
+def console_script() -> str:
+    """The `ome` entry point next to this interpreter (what `pip install` puts on PATH)."""
+    candidate = Path(PYTHON).with_name("ome")
+    found = str(candidate) if candidate.exists() else shutil.which("ome")
+    if not found:
+        raise SystemExit("the `ome` console script is not installed next to this interpreter")
+    return found
+
+
+def payload(prompt: str, cwd: Path) -> bytes:
+    return orjson.dumps(
+        {
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": prompt,
+            "cwd": str(cwd),
+            "session_id": "bench",
+            "transcript_path": "",
+        }
+    )
+
+
+def bench_env(home: Path, data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "OME_"))}
+    # Bytecode is compiled as an installed package has it; nothing reads the real home.
+    env.update(HOME=str(home), OME_HOME=str(data_dir), PYTHONHASHSEED="0")
+    return env
+
+
+def make_library(root: Path, size: int, seed: int) -> tuple[Path, Path, Path]:
+    home, data_dir, work = root / "home", root / "home" / ".oh-my-experience", root / "work"
+    work.mkdir(parents=True)
+    synth.write_library(data_dir, size, seed)
+    # The library as `ome init --no-starter` leaves it: a config.yaml, no starter cards.
+    (data_dir / "config.yaml").write_text("library:\n  starter_cards: false\n", encoding="utf-8")
+    time.sleep(1.1)  # past the cache's racy window, as a library edited a while ago
+    return home, data_dir, work
+
+
+def cold_build(data_dir: Path, env: dict[str, str]) -> float:
+    """Seconds for `python -m ome.cache` to build the index of a library from nothing."""
+    shutil.rmtree(data_dir / "cache", ignore_errors=True)
+    start = time.perf_counter()
+    subprocess.run(
+        [PYTHON, "-m", "ome.cache", "--data-dir", str(data_dir)],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - start
+
+
+def edit_card(path: Path, n: int) -> str:
+    """Add a trigger naming a word no other card has; return a prompt only this card matches."""
+    text = path.read_text(encoding="utf-8")
+    marker = "  triggers:\n"
+    text = text.replace(marker, f'{marker}    - "{EDIT_WORD}{n} rollout"\n', 1)
+    path.write_text(text, encoding="utf-8")
+    return f"the {EDIT_WORD}{n} rollout keeps failing, what should I check"
+
+
+def bench_size(size: int, runs: int, seed: int, edits: int, scratch: Path) -> dict[str, object]:
+    root = Path(tempfile.mkdtemp(prefix=f"ome-bench-{size}-", dir=scratch))
+    try:
+        home, data_dir, work = make_library(root, size, seed)
+        env = bench_env(home, data_dir)
+        commands = {
+            "python -c pass": [PYTHON, "-c", "pass"],
+            "python -m ome.hook": [PYTHON, "-m", "ome.hook", "--provider", "claude"],
+            "ome hook run": [console_script(), "hook", "run", "--provider", "claude"],
+        }
+        build_s = cold_build(data_dir, env)
+        for argv in commands.values():  # warm-up: bytecode, page cache
+            run_timed(argv, env, payload(synth.PROMPTS[0], work))
+        series = {name: Series(name) for name in commands}
+        for i in range(runs):
+            body = payload(synth.PROMPTS[i % len(synth.PROMPTS)], work)
+            for name, argv in commands.items():
+                ms, rss, out = run_timed(argv, env, body)
+                series[name].ms.append(ms)
+                series[name].rss_mib.append(rss)
+                series[name].matched += b"additionalContext" in out
+        floor = series["python -c pass"].median
+        result: dict[str, object] = {
+            "size": size,
+            "runs": runs,
+            "cold_build_s": round(build_s, 2),
+            "floor_ms": round(floor, 1),
+            "commands": {
+                name: {
+                    "median_ms": round(s.median, 1),
+                    "p95_ms": round(s.p95, 1),
+                    "ratio": round(s.median / floor, 2),
+                    "peak_rss_mib": round(max(s.rss_mib), 1),
+                    "matched_runs": s.matched,
+                }
+                for name, s in series.items()
+            },
+        }
+        if edits:
+            result["edit"] = bench_edit(data_dir, work, env, commands, edits, floor)
+        return result
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def bench_edit(
+    data_dir: Path,
+    work: Path,
+    env: dict[str, str],
+    commands: dict[str, list[str]],
+    edits: int,
+    floor: float,
+) -> dict[str, object]:
+    """Edit one card, then time the first hook run; it must already return that card."""
+    cards = sorted((data_dir / "experiences" / "active").glob("*.md"))
+    argv = commands["python -m ome.hook"]
+    times: list[float] = []
+    seen = 0
+    for n in range(edits):
+        target = cards[(n * 7919) % len(cards)]
+        prompt = edit_card(target, n)
+        ms, _, out = run_timed(argv, env, payload(prompt, work))
+        times.append(ms)
+        seen += target.stem.encode() in out
+        time.sleep(0.2)
+    median = statistics.median(times)
+    return {
+        "runs": edits,
+        "median_ms": round(median, 1),
+        "max_ms": round(max(times), 1),
+        "ratio": round(median / floor, 2),
+        "saw_edit": f"{seen}/{edits}",
+    }
+
+
+def markdown(results: list[dict[str, object]]) -> str:
+    lines = [
+        "| cards | command | median ms | p95 ms | x floor | peak RSS MiB | matched |",
+        "|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        for name, c in r["commands"].items():  # type: ignore[attr-defined]
+            lines.append(
+                f"| {r['size']:,} | `{name}` | {c['median_ms']} | {c['p95_ms']} | {c['ratio']} |"
+                f" {c['peak_rss_mib']} | {c['matched_runs']}/{r['runs']} |"
+            )
+    lines += [
+        "",
+        "| cards | cold index build s | first hook after editing one card |",
+        "|---:|---:|---|",
+    ]
+    for r in results:
+        edit = r.get("edit")
+        after = (
+            f"{edit['median_ms']} ms median of {edit['runs']} = {edit['ratio']}x floor,"  # type: ignore[index]
+            f" saw the edit {edit['saw_edit']}"  # type: ignore[index]
+            if edit
+            else "-"
+        )
+        lines.append(f"| {r['size']:,} | {r['cold_build_s']} | {after} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="34,1000,10000", help="library sizes, comma-separated")
+    parser.add_argument(
+        "--runs", type=int, default=0, help="runs per command (default 15; 9 at 10,000+)"
+    )
+    parser.add_argument(
+        "--edits", type=int, default=5, help="edit runs at the largest size (0: none)"
+    )
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--out", type=Path, help="write the results as JSON here")
+    parser.add_argument("--scratch", type=Path, default=None, help="temp dir for the libraries")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    scratch = args.scratch or Path(tempfile.gettempdir())
+    results = []
+    for size in sizes:
+        runs = args.runs or (9 if size >= 10_000 else 15)
+        edits = args.edits if size == max(sizes) else 0
+        print(f"# {size:,} cards: {runs} runs per command", file=sys.stderr, flush=True)
+        results.append(bench_size(size, runs, args.seed, edits, scratch))
+    doc = {
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "results": results,
+    }
+    print(markdown(results))
+    if args.out:
+        args.out.write_bytes(orjson.dumps(doc, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
