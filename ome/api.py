@@ -18,6 +18,7 @@ from ome.cache import (
     load_config_cached,
     load_index,
     load_matcher,
+    load_registry_cached,
     spawn_builder,
 )
 from ome.concepts import ConceptMatcher, build_concept_matcher
@@ -25,7 +26,6 @@ from ome.config import Config, resolve_data_dir
 from ome.engine import RecallOptions, RecallResult, recall
 from ome.index import CardIndex, build_index, index_card
 from ome.library import InvalidCard, Library, find_project_root, library_sources
-from ome.registry import load_registry
 from ome.signals import Registry
 
 
@@ -80,7 +80,7 @@ def open_workspace(
     cache_dir = resolved / CACHE_DIR if resolved.is_dir() else None
     config = load_config_cached(resolved, cache_dir)
     project_root = find_project_root(Path(cwd or Path.cwd()), resolved)
-    registry = load_registry(resolved, project_root)
+    registry = load_registry_cached(resolved, project_root, cache_dir)
     matcher = load_matcher(registry, cache_dir)
     loaded = load_index(
         library_sources(config, project_root), registry, matcher, cache_dir, deadline

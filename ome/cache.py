@@ -1263,6 +1263,53 @@ def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     return matcher
 
 
+def load_registry_cached(
+    data_dir: Path, project_root: Path | None, cache_dir: Path | None
+) -> Registry:
+    """`load_registry`, reusing the merged registry while the user and project packs are unchanged.
+
+    With no packs of its own a library uses the shipped compiled JSON directly; with packs,
+    merging them parses YAML and derives regex anchors, which is done once per change.
+    """
+    from ome.registry import (
+        REGISTRY_FILE,
+        load_registry,
+        load_registry_data,
+        project_pack_paths,
+        user_pack_paths,
+    )
+    from ome.resources import resource_dir
+    from ome.signals import registry_from_data
+
+    packs = (*user_pack_paths(data_dir), *project_pack_paths(project_root))
+    if not packs or cache_dir is None:
+        return load_registry(data_dir, project_root)
+    stamp: list[Any] = [CACHE_SCHEMA, _code_stamp(), str(data_dir), str(project_root)]
+    for path in (resource_dir("signals") / REGISTRY_FILE, *packs):
+        try:
+            st = os.stat(path)
+            stamp.append([str(path), st.st_size, st.st_mtime_ns, st.st_ino])
+        except OSError:
+            stamp.append([str(path)])
+    label = f"{data_dir}\0{project_root}".encode()
+    path = cache_dir / f"registry-{zlib.crc32(label):08x}.json"
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc["stamp"] == stamp:
+            return registry_from_data(doc["data"])
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        pass
+    data = load_registry_data(data_dir, project_root)
+    registry = registry_from_data(data)
+    if time.time_ns() - max((s[3] for s in stamp[4:] if len(s) > 1), default=0) > RACY_NS:
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            _write_atomic(path, orjson.dumps({"stamp": stamp, "data": data}))
+        except (OSError, TypeError):
+            pass
+    return registry
+
+
 def load_config_cached(data_dir: Path, cache_dir: Path | None) -> Config:
     """`load_config`, reusing the parsed settings while config.json and config.yaml are unchanged.
 
@@ -1347,11 +1394,10 @@ def build_cache(
 ) -> LoadedIndex:
     """Bring the whole cache of a data dir (and project) up to date, with no deadline."""
     from ome.library import library_sources
-    from ome.registry import load_registry
 
     cache_dir = data_dir / CACHE_DIR
     config = load_config_cached(data_dir, cache_dir)
-    registry = load_registry(data_dir, project_root)
+    registry = load_registry_cached(data_dir, project_root, cache_dir)
     matcher = load_matcher(registry, cache_dir)
     sources = library_sources(config, project_root)
     return load_index(sources, registry, matcher, cache_dir, None, statuses, fill_pinyin=True)
@@ -1404,6 +1450,7 @@ __all__ = [
     "codec",
     "contribution",
     "load_config_cached",
+    "load_registry_cached",
     "load_index",
     "load_matcher",
     "main",

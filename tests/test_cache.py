@@ -19,7 +19,15 @@ from conftest import REFERENCE_SUITES, needs_reference
 
 from ome import cache, params
 from ome.api import index_library, match_prompt, open_workspace, recall_options, result_json
-from ome.cache import CacheStats, LoadedIndex, build_cache, card_keys, load_index, load_matcher
+from ome.cache import (
+    CacheStats,
+    LoadedIndex,
+    build_cache,
+    card_keys,
+    load_index,
+    load_matcher,
+    load_registry_cached,
+)
 from ome.cards import Card, card_from_mapping
 from ome.concepts import ConceptMatcher
 from ome.config import load_config
@@ -313,6 +321,34 @@ def test_open_workspace_uses_the_cache_and_matches_as_before(lib: Lib) -> None:
         got = match_prompt(workspace, PROMPT, options)
         assert result_json(got, explain=True) == result_json(expected, explain=True)
     assert (lib.cache_dir / "config.json").exists()
+
+
+USER_PACK = """pack: mine
+description: test pack
+signals:
+  - id: zebra_widget
+    polarity: positive
+    weight: 0.5
+    reason: Test signal.
+    routes: true
+    patterns:
+      phrases: [zebra widget]
+"""
+
+
+def test_a_registry_with_user_packs_is_merged_once_per_change(lib: Lib) -> None:
+    pack = lib.data_dir / "signals" / "mine.yaml"
+    pack.parent.mkdir()
+    pack.write_text(USER_PACK, encoding="utf-8")
+    settle(pack)
+    expected = load_registry(lib.data_dir, None)
+    first = load_registry_cached(lib.data_dir, None, lib.cache_dir)
+    assert list(lib.cache_dir.glob("registry-*.json"))
+    cached = load_registry_cached(lib.data_dir, None, lib.cache_dir)
+    assert cached == first == expected and cached.get("zebra_widget") is not None
+    pack.write_text(USER_PACK.replace("zebra widget", "okapi gadget"), encoding="utf-8")
+    changed = load_registry_cached(lib.data_dir, None, lib.cache_dir)
+    assert changed.digest != expected.digest == cached.digest
 
 
 def test_stats_are_a_frozen_record() -> None:
