@@ -35,11 +35,12 @@ _MAX_WHOLE_HAN_RUN = 4
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """One analysed token: its surface `text`, the matching `term`, and its char offset."""
+    """One analysed token: the matching `term` and the char span of its surface text."""
 
     term: str
     start: int
     kind: str  # "word" | "part" | "code" | "han"
+    end: int
 
 
 def normalize_text(text: str) -> str:
@@ -120,24 +121,26 @@ def tokenize(text: str) -> list[Token]:
         if len(pieces) <= 1 and lower.isalnum():
             # A lone letter is the tail of a contraction ("what's") or a variable name: noise.
             if len(lower) > 1 or lower.isdigit():
-                tokens.append(Token(stem(lower), start, "word"))
+                tokens.append(Token(stem(lower), start, "word", match.end()))
             continue
-        tokens.append(Token(lower.strip("./\\:-"), start, "code"))
+        tokens.append(Token(lower.strip("./\\:-"), start, "code", match.end()))
         offset = 0
         for piece in pieces:
             offset = raw.find(piece, offset)
-            tokens.append(Token(stem(piece.lower()), start + offset, "part"))
+            tokens.append(
+                Token(stem(piece.lower()), start + offset, "part", start + offset + len(piece))
+            )
             offset += len(piece)
     for match in _HAN_RUN_RE.finditer(text):
         run = match.group(0)
         start = match.start()
         if len(run) == 1:
-            tokens.append(Token(run, start, "han"))
+            tokens.append(Token(run, start, "han", start + 1))
             continue
         for i in range(len(run) - 1):
-            tokens.append(Token(run[i : i + 2], start + i, "han"))
+            tokens.append(Token(run[i : i + 2], start + i, "han", start + i + 2))
         if 2 < len(run) <= _MAX_WHOLE_HAN_RUN:
-            tokens.append(Token(run, start, "han"))
+            tokens.append(Token(run, start, "han", match.end()))
     tokens.sort(key=lambda t: (t.start, t.kind != "code", t.term))
     return tokens
 

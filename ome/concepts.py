@@ -56,7 +56,7 @@ class ConceptMatcher:
             for sequence, concept in self.word_terms.get(word, ()):
                 if tuple(words[i : i + len(sequence)]) == sequence:
                     end_token = ascii_tokens[i + len(sequence) - 1]
-                    hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.start + 1))
+                    hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.end))
         return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
 
     def concepts(self, text: str) -> tuple[str, ...]:

@@ -40,7 +40,7 @@ SEGMENT_MAX_CHARS = 240
 
 @dataclass(frozen=True, slots=True)
 class Segment:
-    """A short slice of the prompt (about one sentence) with its positive terms."""
+    """A short slice of the prompt (about one sentence) with its positive terms and concepts."""
 
     start: int
     end: int

@@ -95,7 +95,7 @@ def analyse_units(text: str, matcher: ConceptMatcher, stopwords: frozenset[str])
         if token.kind == "code":
             # The whole token is matched as a phrase; its parts carry the coverage.
             continue
-        if any(start <= token.start < end for start, end in covered):
+        if any(token.start < end and start < token.end for start, end in covered):
             continue
         units.setdefault(token.term, None)
     return tuple(units)
