@@ -46,6 +46,8 @@ MAX_SEGMENTS = 8
 GC_AGE_S = 600.0
 # Cold builds of at least this many cards use every core (not under a deadline).
 PARALLEL_MIN_CARDS = 400
+# A serial build saves its progress this often.
+SAVE_EVERY_S = 1.0
 # A background builder that has held the lock this long is presumed dead.
 BUILD_LOCK_STALE_S = 300.0
 MMAP_MIN_BYTES = 256 * 1024
@@ -423,15 +425,21 @@ def _build_chunk(jobs: list[tuple[int, str, str]]) -> list[_Built]:
 def _build_many(
     ctx: _BuildContext, jobs: list[tuple[int, str, str]], deadline: float | None
 ) -> tuple[list[_Built], int]:
-    """Parse and index files; all cores for a large cold build. Returns (built, jobs left)."""
+    """Parse and index files; all cores for a large cold build. Returns (built, jobs left).
+
+    A serial build stops at the deadline, and after SAVE_EVERY_S anyway so the caller can save
+    what is done: a process killed mid-build (a hook past its deadline) still makes progress.
+    """
     workers = min(os.cpu_count() or 1, 8)
     if deadline is None and len(jobs) >= PARALLEL_MIN_CARDS and workers > 1:
         built = _build_parallel(ctx, jobs, workers)
         if built is not None:
             return built, 0
+    save_at = time.monotonic() + SAVE_EVERY_S
     out: list[_Built] = []
     for position, (folder, path, status) in enumerate(jobs):
-        if deadline is not None and time.monotonic() >= deadline:
+        now = time.monotonic()
+        if (deadline is not None and now >= deadline) or (position and now >= save_at):
             return out, len(jobs) - position
         out.append(_build_one(ctx, folder, Path(path), cast(Status, status)))
     return out, 0
@@ -716,7 +724,7 @@ def _update_part(
     compact = len(manifest["segments"]) > MAX_SEGMENTS or len(manifest["dead"]) > max(
         64, len(manifest["order"]) // 4
     )
-    pending = left > 0
+    pending = False
     if deadline is None and compact:
         manifest = _compact(manifest, part_dir, source, fill_pinyin)
     else:
@@ -1128,16 +1136,9 @@ def load_index(
         return _load_in_memory(source_list, registry, matcher, statuses, started)
     results: list[_PartResult] = []
     for source in source_list:
-        try:
-            results.append(
-                _update_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
-            )
-        except CacheError:
-            # A manifest naming a segment that is gone or damaged: rebuild this layer.
-            _discard(_part_dir(cache_dir, source, statuses))
-            results.append(
-                _update_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
-            )
+        results.append(
+            _load_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
+        )
     parts = [r.part for r in results if r.part is not None]
     positions = _Positions(parts)
     cards = LazyCards(positions)
@@ -1194,6 +1195,40 @@ def load_index(
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
     )
     return LoadedIndex(index, library, stats, pinyin)
+
+
+def _load_part(
+    source: Source,
+    statuses: Sequence[Status],
+    registry: Registry,
+    matcher: ConceptMatcher,
+    cache_dir: Path,
+    deadline: float | None,
+    fill_pinyin: bool,
+) -> _PartResult:
+    """Update one layer slice by slice (each slice saved) until done or past the deadline."""
+    parsed = removed = failures = 0
+    while True:
+        try:
+            result = _update_part(
+                source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin
+            )
+        except CacheError:
+            # A manifest naming a segment that is gone or damaged: rebuild this layer.
+            failures += 1
+            if failures > 2:
+                raise
+            _discard(_part_dir(cache_dir, source, statuses))
+            continue
+        parsed += result.parsed
+        removed += result.removed
+        past = deadline is not None and time.monotonic() >= deadline
+        if result.complete or past or not result.parsed:
+            return result._replace(
+                parsed=parsed,
+                removed=removed,
+                pending=result.pending or not result.complete,
+            )
 
 
 def _writable(cache_dir: Path) -> bool:

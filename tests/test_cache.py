@@ -261,6 +261,21 @@ def test_a_past_deadline_answers_what_is_cached_and_leaves_the_rest_pending(lib:
     assert_same(done, *lib.fresh())
 
 
+def test_a_long_build_saves_its_progress_so_a_killed_process_is_not_wasted(
+    lib: Lib, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(cache, "SAVE_EVERY_S", 0.0)  # one card per slice
+    writes: list[int] = []
+    save = cache._save_manifest
+    monkeypatch.setattr(
+        cache, "_save_manifest", lambda d, m: writes.append(len(m["order"])) or save(d, m)
+    )
+    loaded = lib.load()
+    assert writes == [1, 2, 3, 4, 5]
+    assert (loaded.stats.parsed, loaded.stats.complete) == (5, True)
+    assert_same(loaded, *lib.fresh())
+
+
 def test_without_a_cache_dir_everything_is_parsed_in_memory(lib: Lib) -> None:
     loaded = load_index(lib.sources, lib.registry, lib.matcher, None)
     assert (loaded.stats.mode, loaded.stats.written) == ("memory", False)

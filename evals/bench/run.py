@@ -111,6 +111,11 @@ def make_library(root: Path, size: int, seed: int) -> tuple[Path, Path, Path]:
     return home, data_dir, work
 
 
+def cache_state(data_dir: Path) -> list[tuple[str, int]]:
+    """Manifests and their mtimes: a change means code or cards changed under the benchmark."""
+    return sorted((str(p), p.stat().st_mtime_ns) for p in data_dir.rglob("manifest.json"))
+
+
 def cold_build(data_dir: Path, env: dict[str, str]) -> float:
     """Seconds for `python -m ome.cache` to build the index of a library from nothing."""
     shutil.rmtree(data_dir / "cache", ignore_errors=True)
@@ -147,6 +152,7 @@ def bench_size(size: int, runs: int, seed: int, edits: int, scratch: Path) -> di
         for argv in commands.values():  # warm-up: bytecode, page cache
             run_timed(argv, env, payload(synth.PROMPTS[0], work))
         series = {name: Series(name) for name in commands}
+        before = cache_state(data_dir)
         for i in range(runs):
             body = payload(synth.PROMPTS[i % len(synth.PROMPTS)], work)
             for name, argv in commands.items():
@@ -154,6 +160,8 @@ def bench_size(size: int, runs: int, seed: int, edits: int, scratch: Path) -> di
                 series[name].ms.append(ms)
                 series[name].rss_mib.append(rss)
                 series[name].matched += b"additionalContext" in out
+        if cache_state(data_dir) != before:
+            print(f"warning: the cache was rebuilt during the {size} run", file=sys.stderr)
         floor = series["python -c pass"].median
         result: dict[str, object] = {
             "size": size,
