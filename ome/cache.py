@@ -50,7 +50,7 @@ PARALLEL_MIN_CARDS = 400
 SAVE_EVERY_S = 1.0
 # A background builder that has held the lock this long is presumed dead.
 BUILD_LOCK_STALE_S = 300.0
-MMAP_MIN_BYTES = 256 * 1024
+LARGE_SEGMENT_BYTES = 256 * 1024
 # Han characters whose pinyin is stored (CJK Unified Ideographs, extension A, compatibility).
 _HAN_CHARS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"  # compiled when building (~2 ms)
 # The CardIndex shape whose statistics are merged card by card; any other shape is assembled
@@ -287,20 +287,50 @@ def _new_segment(part_dir: Path, content: bytes) -> str:
             return name
 
 
-def _open_segment(path: Path, size: int) -> Any:
-    """The bytes of a segment (memory-mapped when large); CacheError if missing or truncated."""
-    try:
-        with open(path, "rb") as handle:
-            actual = os.fstat(handle.fileno()).st_size
+class _Segment:
+    """An open segment: small ones are read whole, large ones read record by record.
+
+    Records are read with `pread`, not a memory map: mapped pages (and their read-ahead) would
+    count towards the hook's resident memory; read bytes are freed once decoded.
+    """
+
+    __slots__ = ("data", "fd")
+
+    def __init__(self, path: Path, size: int) -> None:
+        self.data: bytes | None = None
+        self.fd = -1
+        try:
+            fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError as exc:
+            raise CacheError(f"{path}: {exc}") from None
+        try:
+            actual = os.fstat(fd).st_size
             if actual != size:
                 raise CacheError(f"{path}: {actual} bytes, the manifest says {size}")
-            if size >= MMAP_MIN_BYTES:
-                import mmap
+            if size < LARGE_SEGMENT_BYTES or not hasattr(os, "pread"):
+                with os.fdopen(os.dup(fd), "rb") as handle:
+                    self.data = handle.read()
+                os.close(fd)
+            else:
+                self.fd = fd
+        except OSError as exc:
+            os.close(fd)
+            raise CacheError(f"{path}: {exc}") from None
+        except CacheError:
+            os.close(fd)
+            raise
 
-                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-            return handle.read()
-    except OSError as exc:
-        raise CacheError(f"{path}: {exc}") from None
+    def read(self, offset: int, length: int) -> bytes:
+        if self.data is not None:
+            return self.data[offset : offset + length]
+        return os.pread(self.fd, length, offset)
+
+    def __del__(self) -> None:
+        if self.fd >= 0:
+            try:
+                os.close(self.fd)
+            except OSError:
+                pass
 
 
 def _collect_garbage(part_dir: Path, keep: Iterable[str]) -> None:
@@ -345,19 +375,35 @@ def _scan(source: Source, statuses: Sequence[Status]) -> list[_Folder]:
     scanned: list[_Folder] = []
     for folder, status in _folders(source, statuses):
         try:
-            with os.scandir(folder) as it:
-                entries = sorted((e for e in it if e.name.endswith(".md")), key=lambda e: e.name)
+            names = sorted(name for name in os.listdir(folder) if name.endswith(".md"))
         except OSError:
-            entries = []
-        stats: list[int] = []
-        for entry in entries:
+            names = []
+        scanned.append(_Folder(str(folder), status, names, _stat_names(folder, names)))
+    return scanned
+
+
+def _stat_names(folder: Path, names: list[str]) -> list[int]:
+    """Flat (size, mtime_ns, inode) of each name; stat relative to the folder where possible."""
+    stats: list[int] = []
+    if not names:
+        return stats
+    fd = -1
+    if os.stat in os.supports_dir_fd:
+        try:
+            fd = os.open(folder, os.O_RDONLY)
+        except OSError:
+            fd = -1
+    try:
+        for name in names:
             try:
-                st = entry.stat()
+                st = os.stat(name, dir_fd=fd) if fd >= 0 else os.stat(os.path.join(folder, name))
                 stats += (st.st_size, st.st_mtime_ns, st.st_ino)
             except OSError:
                 stats += (-1, -1, -1)
-        scanned.append(_Folder(str(folder), status, [e.name for e in entries], stats))
-    return scanned
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    return stats
 
 
 # --- building records ---------------------------------------------------------------------------
@@ -491,7 +537,7 @@ class _Part:
         self.source = source
         self.dir = part_dir
         self.manifest = manifest
-        self.segments: list[Any] = []
+        self.segments: list[_Segment] = []
         self.field_names: list[str] = manifest["fields"]
         self.cards: list[int] = manifest["cards"]  # flat: segment, offset, length per slot
         self.terms: dict[str, list[int]] = manifest["terms"]  # df, then segment, offset, length...
@@ -500,12 +546,12 @@ class _Part:
     def open(self) -> None:
         names = self.manifest["segments"]
         sizes = self.manifest["segment_sizes"]
-        self.segments = [_open_segment(self.dir / n, s) for n, s in zip(names, sizes, strict=True)]
+        self.segments = [_Segment(self.dir / n, s) for n, s in zip(names, sizes, strict=True)]
 
     def blob(self, segment: int, offset: int, length: int) -> Any:
         try:
-            return orjson.loads(self.segments[segment][offset : offset + length])
-        except (orjson.JSONDecodeError, IndexError) as exc:
+            return orjson.loads(self.segments[segment].read(offset, length))
+        except (orjson.JSONDecodeError, IndexError, OSError) as exc:
             _discard(self.dir)
             raise CacheError(f"{self.dir}: a damaged segment ({exc}); it will be rebuilt") from None
 
@@ -889,7 +935,7 @@ def _compact(
     cards: list[int] = []
     for slot in manifest["order"]:
         seg, off, length = manifest["cards"][3 * slot : 3 * slot + 3]
-        chunks.append(bytes(part.segments[seg][off : off + length]))
+        chunks.append(part.segments[seg].read(off, length))
         cards += (0, offset, length)
         offset += length
     terms: dict[str, list[int]] = {}
@@ -1075,12 +1121,20 @@ class LazyCardFiles(Sequence[CardFile]):
     def __init__(self, positions: _Positions, cards: LazyCards) -> None:
         self._positions = positions
         self._cards = cards
-        self._entries: list[tuple[int, int]] = [
-            (p, slot) for p, part in enumerate(positions.parts) for slot, _, _ in part.slot_files()
-        ]
+        self._list: list[tuple[int, int]] | None = None
+
+    @property
+    def _entries(self) -> list[tuple[int, int]]:
+        if self._list is None:
+            self._list = [
+                (p, slot)
+                for p, part in enumerate(self._positions.parts)
+                for slot, _, _ in part.slot_files()
+            ]
+        return self._list
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._positions.order)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
