@@ -980,6 +980,9 @@ def _compact(
 
 
 def _save_manifest(part_dir: Path, manifest: Mapping[str, Any]) -> bool:
+    """Replace the manifest, unless a concurrent compaction removed a segment it names."""
+    if not all((part_dir / name).exists() for name in manifest["segments"]):
+        return False
     try:
         part_dir.mkdir(parents=True, exist_ok=True)
         _write_atomic(part_dir / MANIFEST, orjson.dumps(manifest))
