@@ -39,6 +39,7 @@ ANCHOR_MAX = 0.9  # phrase family: strength of a perfect phrase match
 FULL_COVER_QUALITY = 0.85  # every unit of a multi-unit phrase inside one segment, any order
 PARTIAL_COVER = 0.7  # quality per share of units covered (at least half of them, two or more)
 COVERAGE_MIN_SHARE = 0.5
+STRONG_COVER_WEIGHT = 1.6  # summed specificity of a fully covered phrase's units to anchor
 COVERAGE_WHOLE_PROMPT_FACTOR = 0.7  # units spread over several sentences count for less
 CONCEPT_PHRASE_QUALITY = 0.5  # a one-concept trigger met through a synonym or translation
 SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
@@ -47,7 +48,7 @@ USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precis
 DESCRIPTION_SCALE = 3.0  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
-DESCRIPTION_ALONE_COSINE = 0.13  # a description this close is an anchor of its own (admits alone)
+DESCRIPTION_ALONE_COSINE = 0.1  # a description this close is an anchor of its own (admits alone)
 DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this

@@ -197,12 +197,12 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     if starts and _outside(starts, env):
         if specific:
             return 1.0, True, "exact"
-        single = phrase.units[0] if phrase.units else ""
-        return params.SINGLE_WORD_QUALITY, single.startswith("§"), "exact"
+        single = weight(phrase.units[0]) if phrase.units else 1.0
+        return params.SINGLE_WORD_QUALITY * (0.5 + 0.5 * single), False, "exact"
     units = phrase.units
     if len(units) == 1:
         if units[0].startswith("§") and units[0] in env.term_set:
-            return params.CONCEPT_PHRASE_QUALITY, False, "concepts"
+            return params.CONCEPT_PHRASE_QUALITY * weight(units[0]), False, "concepts"
         return 0.0, False, ""
     best, full = 0.0, False
     for segment in env.segments:
@@ -210,7 +210,10 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
             quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
             if quality > best:
-                best, full = quality, share == 1.0
+                # Full cover anchors only when its units are specific enough together: "app
+                # version" in any order is no anchor, "tarball install" is.
+                specific_units = sum(weight(u) for u in units) >= params.STRONG_COVER_WEIGHT
+                best, full = quality, share == 1.0 and specific_units
     share, found = coverage(units, env.term_set, weight)
     if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
         best = max(best, share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR)
