@@ -238,7 +238,10 @@ def recall(
             else:
                 decisions[position] = REJECT_DUPLICATE
             continue
-        if not a.strong_anchor and a.score < top_score * params.RELATIVE_FLOOR:
+        unanchored = sum(1 for _, s in selected if not s.strong_anchor)
+        if not a.strong_anchor and (
+            a.score < top_score * params.RELATIVE_FLOOR or unanchored >= params.MAX_UNANCHORED
+        ):
             decisions[position] = REJECT_RELATIVE
             continue
         if len(selected) >= opts.limit:

@@ -36,6 +36,9 @@ _SYMBOL_RE = re.compile(
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
 )
 SEGMENT_MAX_CHARS = 240
+# A prompt of this many sentences or more is "long": background and focus are told apart.
+LONG_PROMPT_SEGMENTS = 4
+BACKGROUND_WEIGHT = 0.4
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,7 @@ class Segment:
     start: int
     end: int
     terms: frozenset[str]
+    weight: float = 1.0  # lower for background in a long prompt
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +77,15 @@ class Envelope:
     @property
     def term_set(self) -> frozenset[str]:
         return frozenset(self.terms)
+
+    @property
+    def focus_terms(self) -> frozenset[str]:
+        """Terms of the full-weight segments: the request, without its background."""
+        return frozenset(t for s in self.segments if s.weight == 1.0 for t in s.terms)
+
+    def weight_at(self, position: int) -> float:
+        """The weight of the segment holding a character position."""
+        return next((s.weight for s in self.segments if s.start <= position < s.end), 1.0)
 
 
 def detect_language(text: str) -> Language:
@@ -106,6 +119,29 @@ def _cue_spans(text: str, cues: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(start <= position < end for start, end in spans)
+
+
+def _weigh_background(
+    text: str, segments: list[Segment], focus_cues: tuple[str, ...], background: tuple[str, ...]
+) -> list[Segment]:
+    """In a long prompt, lower the weight of what precedes the first focus cue ("the actual
+    problem is", "现在的问题是") and of sentences that call themselves background."""
+    if len(segments) < LONG_PROMPT_SEGMENTS:
+        return segments
+    starts = [start for cue in focus_cues for start, _ in find_phrase(text, cue)]
+    focus = min((p for p in starts if p >= segments[0].end), default=None)
+    marked = [start for cue in background for start, _ in find_phrase(text, cue)]
+    weighed = []
+    for segment in segments:
+        before_focus = focus is not None and segment.end <= focus
+        says_background = any(segment.start <= p < segment.end for p in marked)
+        light = before_focus or (says_background and not (focus and segment.start <= focus))
+        weighed.append(
+            Segment(segment.start, segment.end, segment.terms, BACKGROUND_WEIGHT)
+            if light
+            else segment
+        )
+    return weighed
 
 
 def _labels(text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[str, ...]:
@@ -152,6 +188,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             if seg_terms:
                 segments.append(Segment(start, stop, frozenset(seg_terms)))
             start = stop
+    segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
 
     detection = detect_signals(registry, text)
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"

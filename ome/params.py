@@ -64,6 +64,7 @@ IGNORE_FUZZY_SHARE = 0.75
 # --- Selection (SPEC §5.10).
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
+MAX_UNANCHORED = 1  # cards admitted without a strong anchor of their own: the best one only
 COLLAPSE_SIMILARITY = 0.6  # overlap coefficient of anchor units from which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).

@@ -63,9 +63,9 @@ REGEX_KEYS = frozenset({"pattern", "anchors"})
 NEAR_KEYS = frozenset({"groups", "window"})
 EXAMPLE_KEYS = frozenset({"positive", "negative"})
 STOPWORD_KEYS = frozenset({"en", "zh"})
-ENVELOPE_KEYS = frozenset(
-    {"negation_cues", "exclusion_cues", "task_types", "surfaces", "operations"}
-)
+# Cue lists of the envelope file: each maps a language to phrases.
+CUE_KEYS = ("negation_cues", "exclusion_cues", "focus_cues", "background_cues")
+ENVELOPE_KEYS = frozenset({*CUE_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts"})
 CONCEPT_KEYS = frozenset({"id", "terms"})
 
@@ -525,22 +525,20 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
     env_path = directory / "envelope.yaml"
     env_check = _Checker(env_path)
     envelope = env_check.mapping(_load_yaml(env_path), "the envelope file", ENVELOPE_KEYS)
-    cues = env_check.mapping(envelope.get("negation_cues", {}), "`negation_cues`", STOPWORD_KEYS)
-    exclusions = env_check.mapping(
-        envelope.get("exclusion_cues", {}), "`exclusion_cues`", STOPWORD_KEYS
-    )
+    cues = {
+        key: env_check.mapping(envelope.get(key, {}), f"`{key}`", STOPWORD_KEYS) for key in CUE_KEYS
+    }
     return {
         "stopwords": {
             lang: sorted(stop_check.strings(stopwords.get(lang), f"`{lang}`"))
             for lang in sorted(STOPWORD_KEYS)
         },
-        "negation_cues": {
-            lang: sorted(env_check.strings(cues.get(lang), f"`negation_cues.{lang}`"))
-            for lang in sorted(STOPWORD_KEYS)
-        },
-        "exclusion_cues": {
-            lang: sorted(env_check.strings(exclusions.get(lang), f"`exclusion_cues.{lang}`"))
-            for lang in sorted(STOPWORD_KEYS)
+        **{
+            key: {
+                lang: sorted(env_check.strings(cues[key].get(lang), f"`{key}.{lang}`"))
+                for lang in sorted(STOPWORD_KEYS)
+            }
+            for key in CUE_KEYS
         },
         "task_types": _labelled_terms(env_check, envelope.get("task_types"), "task_types"),
         "surfaces": _labelled_terms(env_check, envelope.get("surfaces"), "surfaces"),

@@ -193,12 +193,13 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         or phrase.technical
         or (phrase.han and sum(is_han(c) for c in phrase.text) >= 3)
     )
-    starts = phrase_in_text(phrase.text, env.text)
-    if starts and _outside(starts, env):
+    starts = [p for p in phrase_in_text(phrase.text, env.text) if _outside([p], env)]
+    if starts:
+        place = max(env.weight_at(p) for p in starts)
         if specific:
-            return 1.0, True, "exact"
+            return place, place == 1.0, "exact"
         single = weight(phrase.units[0]) if phrase.units else 1.0
-        return params.SINGLE_WORD_QUALITY * (0.5 + 0.5 * single), False, "exact"
+        return place * params.SINGLE_WORD_QUALITY * (0.5 + 0.5 * single), False, "exact"
     units = phrase.units
     if len(units) == 1:
         if units[0].startswith("§") and units[0] in env.term_set:
@@ -209,12 +210,13 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         share, found = coverage(units, segment.terms, weight)
         if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
             quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
+            quality *= segment.weight
             if quality > best:
                 # Full cover anchors only when its units are specific enough together: "app
                 # version" in any order is no anchor, "tarball install" is.
                 specific_units = sum(weight(u) for u in units) >= params.STRONG_COVER_WEIGHT
-                best, full = quality, share == 1.0 and specific_units
-    share, found = coverage(units, env.term_set, weight)
+                best, full = quality, share == 1.0 and specific_units and segment.weight == 1.0
+    share, found = coverage(units, env.focus_terms, weight)
     if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
         best = max(best, share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR)
     return best, full, "coverage"
@@ -233,11 +235,13 @@ def _description_match(card: IndexedCard, env: Envelope, weight: Weight) -> tupl
         return best
     for i in range(len(segments)):
         window: set[str] = set()
-        for segment in segments[i : i + params.DESCRIPTION_WINDOW_SEGMENTS]:
+        chosen = segments[i : i + params.DESCRIPTION_WINDOW_SEGMENTS]
+        for segment in chosen:
             window |= segment.terms
         shared = _weight(card.descriptive_units & window, weight)
         if shared:
-            cosine = shared / math.sqrt(size * _weight(window, weight))
+            place = sum(s.weight for s in chosen) / len(chosen)
+            cosine = place * shared / math.sqrt(size * _weight(window, weight))
             best = max(best, (cosine, shared))
     return best
 

@@ -92,6 +92,8 @@ class Vocabulary:
     stopwords_zh: frozenset[str]
     negation_cues: tuple[str, ...]
     exclusion_cues: tuple[str, ...]
+    focus_cues: tuple[str, ...]
+    background_cues: tuple[str, ...]
     task_types: tuple[tuple[str, tuple[str, ...]], ...]
     surfaces: tuple[tuple[str, tuple[str, ...]], ...]
     operations: tuple[tuple[str, tuple[str, ...]], ...]
@@ -455,17 +457,20 @@ def _signal_from_data(item: Mapping[str, Any]) -> Signal:
     )
 
 
+def _cues(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    cues = data.get(key, {})
+    return tuple(sorted(set(_strings(cues.get("en")) + _strings(cues.get("zh")))))
+
+
 def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
     stopwords = data.get("stopwords", {})
-    cues = data.get("negation_cues", {})
-    exclusions = data.get("exclusion_cues", {})
     return Vocabulary(
         stopwords_en=frozenset(_strings(stopwords.get("en"))),
         stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
-        negation_cues=tuple(sorted(set(_strings(cues.get("en")) + _strings(cues.get("zh"))))),
-        exclusion_cues=tuple(
-            sorted(set(_strings(exclusions.get("en")) + _strings(exclusions.get("zh"))))
-        ),
+        negation_cues=_cues(data, "negation_cues"),
+        exclusion_cues=_cues(data, "exclusion_cues"),
+        focus_cues=_cues(data, "focus_cues"),
+        background_cues=_cues(data, "background_cues"),
         task_types=_labelled(data.get("task_types")),
         surfaces=_labelled(data.get("surfaces")),
         operations=_labelled(data.get("operations")),
