@@ -94,10 +94,12 @@ def payload(prompt: str, cwd: Path) -> bytes:
     )
 
 
-def bench_env(home: Path, data_dir: Path) -> dict[str, str]:
+def bench_env(home: Path, data_dir: Path, code: Path | None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "OME_"))}
     # Bytecode is compiled as an installed package has it; nothing reads the real home.
     env.update(HOME=str(home), OME_HOME=str(data_dir), PYTHONHASHSEED="0")
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
     return env
 
 
@@ -138,11 +140,13 @@ def edit_card(path: Path, n: int) -> str:
     return f"the {EDIT_WORD}{n} rollout keeps failing, what should I check"
 
 
-def bench_size(size: int, runs: int, seed: int, edits: int, scratch: Path) -> dict[str, object]:
+def bench_size(
+    size: int, runs: int, seed: int, edits: int, scratch: Path, code: Path | None
+) -> dict[str, object]:
     root = Path(tempfile.mkdtemp(prefix=f"ome-bench-{size}-", dir=scratch))
     try:
         home, data_dir, work = make_library(root, size, seed)
-        env = bench_env(home, data_dir)
+        env = bench_env(home, data_dir, code)
         commands = {
             "python -c pass": [PYTHON, "-c", "pass"],
             "python -m ome.hook": [PYTHON, "-m", "ome.hook", "--provider", "claude"],
@@ -256,6 +260,13 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--out", type=Path, help="write the results as JSON here")
     parser.add_argument("--scratch", type=Path, default=None, help="temp dir for the libraries")
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=None,
+        help="run `ome` from this source tree (e.g. a `git archive` snapshot) via PYTHONPATH,"
+        " so edits to the working tree cannot invalidate the cache mid-run",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     scratch = args.scratch or Path(tempfile.gettempdir())
@@ -264,8 +275,9 @@ def main() -> int:
         runs = args.runs or (9 if size >= 10_000 else 15)
         edits = args.edits if size == max(sizes) else 0
         print(f"# {size:,} cards: {runs} runs per command", file=sys.stderr, flush=True)
-        results.append(bench_size(size, runs, args.seed, edits, scratch))
+        results.append(bench_size(size, runs, args.seed, edits, scratch, args.code))
     doc = {
+        "code": str(args.code) if args.code else "installed",
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
