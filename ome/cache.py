@@ -1496,32 +1496,32 @@ def build_cache(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """`python -m ome.cache --data-dir D [--project-root P]`: build the cache, print its stats."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """`python -m ome.cache [--data-dir D] [--project-root P]`: build the cache, print its stats."""
+    import argparse
 
-    def option(name: str) -> str:
-        if name in args and args.index(name) + 1 < len(args):
-            return args[args.index(name) + 1]
-        return ""
+    from ome.config import resolve_data_dir
 
-    lock = option("--lock")
+    parser = argparse.ArgumentParser(
+        prog="python -m ome.cache",
+        description="Build or refresh the compiled card index of a data dir (and a project).",
+    )
+    parser.add_argument("--data-dir", default="", help="the data dir (default: $OME_HOME)")
+    parser.add_argument("--project-root", default="", help="also index this project's cards")
+    parser.add_argument("--lock", default="", help=argparse.SUPPRESS)  # set by spawn_builder
+    args = parser.parse_args(argv)
     try:
-        from ome.config import resolve_data_dir
-
-        data_dir = resolve_data_dir(option("--data-dir") or None)
-        root = option("--project-root")
-        loaded = build_cache(data_dir, Path(root) if root else None)
-        stats = loaded.stats
-        sys.stdout.write(
-            orjson.dumps(
-                {f.name: getattr(stats, f.name) for f in fields(stats)}, option=orjson.OPT_SORT_KEYS
-            ).decode()
-            + "\n"
-        )
+        data_dir = resolve_data_dir(args.data_dir or None)
+        if not data_dir.is_dir():
+            sys.stderr.write(f"{data_dir} is not a data dir; create it with `ome init`\n")
+            return 1
+        root = Path(args.project_root) if args.project_root else None
+        stats = build_cache(data_dir, root).stats
+        doc = {f.name: getattr(stats, f.name) for f in fields(stats)}
+        sys.stdout.write(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS).decode() + "\n")
     finally:
-        if lock:
+        if args.lock:
             try:
-                os.unlink(lock)
+                os.unlink(args.lock)
             except OSError:
                 pass
     return 0

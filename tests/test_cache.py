@@ -319,6 +319,14 @@ def test_concurrent_builders_never_leave_an_unreadable_cache(lib: Lib) -> None:
     assert_same(loaded, *lib.fresh())
 
 
+def test_the_builder_refuses_a_missing_data_dir_and_creates_nothing(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    command = [sys.executable, "-m", "ome.cache", "--data-dir", str(missing)]
+    done = subprocess.run(command, capture_output=True)
+    assert done.returncode == 1 and b"ome init" in done.stderr
+    assert not missing.exists()
+
+
 def test_the_concept_matcher_round_trips_through_the_cache(lib: Lib) -> None:
     built = load_matcher(lib.registry, lib.cache_dir)
     cached = load_matcher(lib.registry, lib.cache_dir)
