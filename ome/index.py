@@ -64,7 +64,7 @@ class CardIndex:
         return len(self.cards)
 
     def specificity(self, term: str) -> float:
-        """How specific a term is in this library (1.0 for a term on one card or none)."""
+        """How specific a term is in this library (1.0 on one card, 0.0 on none)."""
         return specificity(self.doc_freq.get(term, 0), len(self.cards))
 
 

@@ -45,10 +45,10 @@ CONCEPT_PHRASE_QUALITY = 0.5  # a one-concept trigger met through a synonym or t
 SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
 TOPIC_QUALITY = 0.25  # a topic word is context, not an anchor
 USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precise than triggers
-DESCRIPTION_SCALE = 3.0  # overlap family: strength = scale * set cosine (card vs. window)
+DESCRIPTION_SCALE = 2.5  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
-DESCRIPTION_ALONE_COSINE = 0.1  # a description this close is an anchor of its own (admits alone)
+DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
 DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this

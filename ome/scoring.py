@@ -96,12 +96,15 @@ def coverage(
 
 
 def specificity(doc_freq: int, n_docs: int) -> float:
-    """How specific a term is within a library, in (0, 1]: idf relative to a one-card term.
+    """How specific a term is within a library, in [0, 1]: idf relative to a one-card term.
 
     A word on half the cards weighs about a fifth of a word on one card; the ratio depends on
-    the share of cards, not on how many cards there are.
+    the share of cards, not on how many cards there are. A word on no card weighs nothing: it
+    cannot match, so it must not dilute a similarity either.
     """
-    if n_docs < 2 or doc_freq <= 1:
+    if doc_freq <= 0:
+        return 0.0
+    if n_docs < 2 or doc_freq == 1:
         return 1.0
     return idf(doc_freq, n_docs) / idf(1, n_docs)
 
