@@ -4,7 +4,16 @@ import math
 
 import pytest
 
-from ome.scoring import bm25f, coverage, idf, noisy_or, pseudo_frequency, rrf, saturate
+from ome.scoring import (
+    bm25f,
+    coverage,
+    idf,
+    noisy_or,
+    pseudo_frequency,
+    rrf,
+    saturate,
+    specificity,
+)
 
 WEIGHTS = {"title": 2.0, "body": 1.0}
 AVG = {"title": 2.0, "body": 4.0}
@@ -67,3 +76,18 @@ def test_rrf_hand_computed() -> None:
 def test_coverage() -> None:
     assert coverage(("a", "b", "c", "d"), {"a", "c"}) == (0.5, 2)
     assert coverage((), {"a"}) == (0.0, 0)
+
+
+@pytest.mark.parametrize(
+    ("df", "n", "expected"),
+    [
+        (0, 50, 0.0),
+        (1, 50, 1.0),
+        (3, 1, 1.0),
+        (25, 50, math.log(1 + 25.5 / 25.5) / math.log(1 + 49.5 / 1.5)),
+        (250, 500, math.log(1 + 250.5 / 250.5) / math.log(1 + 499.5 / 1.5)),
+    ],
+    ids=["unknown", "one-card", "tiny-library", "half-of-50", "half-of-500"],
+)
+def test_specificity_is_relative_idf(df: int, n: int, expected: float) -> None:
+    assert specificity(df, n) == pytest.approx(expected)
