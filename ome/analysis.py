@@ -92,7 +92,9 @@ def stem(word: str) -> str:
                 w = w[:-1]
             break
     else:
-        if w.endswith("ion") and len(w) - 3 >= 4:
+        # "-ation", "-etion", "-ition", "-ution" meet their verbs (migration, migrate); "-ction"
+        # and "-sion" do not strip: production is not product, session is not "sess".
+        if w.endswith(("ation", "etion", "ition", "ution")) and len(w) - 3 >= 4:
             w = w[:-3]
     if w.endswith("e") and len(w) > 3:
         w = w[:-1]

@@ -10,7 +10,7 @@ from ome.analysis import normalize_text, phrase_terms, stem, terms, tokenize
     [
         ("getUserName", ["getusername", "get", "user", "nam"]),
         ("snake_case_name", ["snake_case_name", "snak", "cas", "nam"]),
-        ("alembic/versions/x.py", ["alembic/versions/x.py", "alembic", "vers", "x", "py"]),
+        ("alembic/versions/x.py", ["alembic/versions/x.py", "alembic", "version", "x", "py"]),
         ("git status", ["git", "status"]),
         ("github", ["github"]),
         ("回滚", ["回滚"]),
@@ -32,6 +32,8 @@ def test_tokenize_terms(text: str, expected: list[str]) -> None:
         ("deployed", "deploy"),
         ("deploying", "deploy"),
         ("migration", "migrat"),
+        ("production", "production"),
+        ("deletion", "delet"),
         ("migrate", "migrat"),
         ("migrated", "migrat"),
         ("pushing", "push"),
