@@ -48,6 +48,7 @@ from ome import params
 from ome.api import Workspace, match_prompt, open_workspace, recall_options, result_json
 from ome.cards import Card, card_from_mapping, card_front_matter, parse_card_text, render_body
 from ome.errors import CardError, SuiteError
+from ome.scoring import percentile
 
 UNSPECIFIED = "unspecified"
 NOISE_PREFIX = "noise-"
@@ -489,15 +490,6 @@ def abstention_accuracy(outcomes: Sequence[CaseOutcome]) -> float:
     return _mean([float(not o.returned) for o in _expecting_nothing(outcomes)], 1.0)
 
 
-def percentile(values: Sequence[float], pct: float) -> float:
-    """Nearest-rank percentile: the smallest value with at least `pct`% of values at or below."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
 @dataclass(frozen=True, slots=True)
 class Metrics:
     """The report's metrics block; see the module docstring for each definition."""
@@ -899,7 +891,6 @@ __all__ = [
     "parse_case",
     "pass_rate",
     "pass_rate_groups",
-    "percentile",
     "precision_at_k",
     "read_report",
     "recall_at_k",

@@ -95,6 +95,16 @@ def coverage(
     return (sum(weight(u) for u in found) / total if total else 0.0), len(found)
 
 
+def percentile(values: Sequence[float], pct: float) -> float:
+    """Nearest-rank percentile: the smallest value with at least `pct`% of values at or below
+    it (0 for no values)."""
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    rank = max(1, math.ceil(pct / 100 * len(ordered)))
+    return ordered[rank - 1]
+
+
 def specificity(doc_freq: int, n_docs: int) -> float:
     """How specific a term is within a library, in [0, 1]: idf relative to a one-card term.
 
@@ -116,6 +126,7 @@ __all__ = [
     "noisy_or",
     "pseudo_frequency",
     "rrf",
+    "percentile",
     "saturate",
     "specificity",
 ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import math
 import os
 import time
 from collections import Counter
@@ -22,6 +21,7 @@ from typing import Any, Literal
 import orjson
 
 from ome.params import ENGINE_VERSION
+from ome.scoring import percentile
 
 EVENTS_FILE = "events.jsonl"
 ROTATED_FILE = "events.jsonl.1"
@@ -215,15 +215,6 @@ class Stats:
         return doc
 
 
-def percentile(values: list[float], pct: float) -> float:
-    """Nearest-rank percentile (0 for no values)."""
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    rank = max(1, math.ceil(pct / 100 * len(ordered)))
-    return ordered[rank - 1]
-
-
 def median(values: list[float]) -> float:
     if not values:
         return 0.0
@@ -308,7 +299,6 @@ __all__ = [
     "library_fingerprint",
     "load_salt",
     "median",
-    "percentile",
     "read_events",
     "record_run",
 ]

@@ -24,10 +24,10 @@ from ome.evaluate import (
     load_suite,
     metrics_json,
     ndcg,
-    percentile,
     reciprocal_rank,
     report_json,
 )
+from ome.scoring import percentile
 
 INV_LOG2_3 = 1 / math.log2(3)  # the discount of rank 2
 

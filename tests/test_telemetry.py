@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from ome.cli import cli
 from ome.params import ENGINE_VERSION
+from ome.scoring import percentile
 from ome.telemetry import (
     EVENTS_FILE,
     ROTATED_FILE,
@@ -24,7 +25,6 @@ from ome.telemetry import (
     keyed_hash,
     library_fingerprint,
     load_salt,
-    percentile,
     read_events,
 )
 
