@@ -23,6 +23,7 @@ from typing import Any, NamedTuple, cast
 import orjson
 
 from ome import params
+from ome.atomic import write_atomic
 from ome.cards import Status
 from ome.concepts import ConceptMatcher, build_concept_matcher
 from ome.config import CONFIG_JSON, CONFIG_YAML, Config, load_config
@@ -262,28 +263,12 @@ def _part_dir(cache_dir: Path, source: Source, statuses: Sequence[str]) -> Path:
 # --- files --------------------------------------------------------------------------------------
 
 
-def _write_atomic(path: Path, content: bytes) -> None:
-    """Write through a uniquely named temp file in the same folder, then rename over `path`."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.replace(temp, path)
-    except BaseException:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
-        raise
-
-
 def _new_segment(part_dir: Path, content: bytes) -> str:
     """Write an immutable segment under a fresh name and return the name."""
     while True:
         name = f"seg-{time.time_ns():x}-{os.urandom(4).hex()}.bin"
         if not (part_dir / name).exists():
-            _write_atomic(part_dir / name, content)
+            write_atomic(part_dir / name, content, durable=False)
             return name
 
 
@@ -985,7 +970,7 @@ def _save_manifest(part_dir: Path, manifest: Mapping[str, Any]) -> bool:
         return False
     try:
         part_dir.mkdir(parents=True, exist_ok=True)
-        _write_atomic(part_dir / MANIFEST, orjson.dumps(manifest))
+        write_atomic(part_dir / MANIFEST, orjson.dumps(manifest), durable=False)
     except OSError:
         return False
     _collect_garbage(part_dir, manifest["segments"])
@@ -1349,7 +1334,7 @@ def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     matcher = build()
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        _write_atomic(path, orjson.dumps([key, coder.encode(matcher)]))
+        write_atomic(path, orjson.dumps([key, coder.encode(matcher)]), durable=False)
     except OSError:
         pass
     return matcher
@@ -1396,7 +1381,7 @@ def load_registry_cached(
     if time.time_ns() - max((s[3] for s in stamp[4:] if len(s) > 1), default=0) > RACY_NS:
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
-            _write_atomic(path, orjson.dumps({"stamp": stamp, "data": data}))
+            write_atomic(path, orjson.dumps({"stamp": stamp, "data": data}), durable=False)
         except (OSError, TypeError):
             pass
     return registry
@@ -1428,7 +1413,7 @@ def load_config_cached(data_dir: Path, cache_dir: Path | None) -> Config:
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
             doc = {"stamp": stamp, "data_dir": str(data_dir), "values": config.values}
-            _write_atomic(path, orjson.dumps(doc))
+            write_atomic(path, orjson.dumps(doc), durable=False)
         except (OSError, TypeError):
             pass
     return config

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ome.atomic import write_atomic
 from ome.providers import (
     MAX_OUTPUT_CHARS,
     PROVIDER_NAMES,
@@ -163,9 +164,7 @@ def save_session(state: SessionState, now: float | None = None) -> None:
     is_new = not state.path.exists()
     folder.mkdir(parents=True, exist_ok=True)
     doc = {"prompts": state.prompts, "full": dict(state.full)}
-    tmp = folder / f".{state.path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
-    tmp.write_bytes(orjson.dumps(doc, option=orjson.OPT_SORT_KEYS))
-    os.replace(tmp, state.path)
+    write_atomic(state.path, orjson.dumps(doc, option=orjson.OPT_SORT_KEYS), durable=False)
     if is_new:
         prune_sessions(folder, now)
 

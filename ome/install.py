@@ -17,12 +17,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ome.atomic import write_atomic
 from ome.config import resolve_data_dir
 from ome.doctor import Check
 from ome.errors import InstallError
@@ -126,24 +126,6 @@ def dump_settings(data: dict[str, Any], text: str | None) -> str:
     """Serialise with the file's own indentation, key order and final newline."""
     body = json.dumps(data, indent=detect_indent(text), ensure_ascii=False)
     return body + "\n" if text is None or text.endswith("\n") or not text.strip() else body
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Temp file + rename in the target's folder, keeping the mode; links are written through."""
-    target = path.resolve() if path.is_symlink() else path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def backups(path: Path) -> list[Path]:
@@ -302,7 +284,7 @@ def install_hook(
     if dry_run:
         return InstallResult(provider.name, scope, path, action, True, None, diff, commands)
     backup = back_up(path) if text is not None else None
-    write_atomic(path, new_text.encode("utf-8"))
+    write_atomic(path.resolve() if path.is_symlink() else path, new_text.encode("utf-8"))
     return InstallResult(provider.name, scope, path, action, False, backup, diff, commands)
 
 
@@ -340,7 +322,7 @@ def uninstall_hook(
     if new_bytes is None:
         path.unlink()
     else:
-        write_atomic(path, new_bytes)
+        write_atomic(path.resolve() if path.is_symlink() else path, new_bytes)
     return InstallResult(provider.name, scope, path, "removed", False, backup, diff, ())
 
 
@@ -507,13 +489,17 @@ def hook_checks(data_dir: str | Path | None, cwd: Path) -> list[Check]:
 
 
 __all__ = [
-    "SCOPES",
     "HookStatus",
     "InstallResult",
+    "SCOPES",
     "Scope",
+    "add_ours",
     "back_up",
     "backups",
+    "command_executable",
     "detect_indent",
+    "dump_settings",
+    "get_provider",
     "handler",
     "hook_checks",
     "hook_command",

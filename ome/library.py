@@ -7,13 +7,12 @@ leave the library are refused, writes go through a temp file and a rename.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from ome.atomic import write_atomic
 from ome.cards import STATUSES, Card, Status, is_valid_id, parse_card_text
 from ome.config import DEFAULT_DIR_NAME, Config
 from ome.errors import CardError, UnsafeIdError
@@ -208,16 +207,7 @@ def atomic_write_text(path: Path, text: str, root: Path) -> None:
     ensure_inside(path.parent, root)
     if path.is_symlink():
         raise UnsafeIdError(f"{path} is a symbolic link; refusing to write through it")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text.encode("utf-8"))
 
 
 __all__ = [

@@ -9,7 +9,6 @@ bundled signals with the same id.
 from __future__ import annotations
 
 import importlib
-import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any, Literal
 
 import orjson
 
+from ome.atomic import write_atomic
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -643,20 +643,6 @@ def registry_warnings(data: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
-def _write_atomic(path: Path, content: bytes) -> None:
-    import tempfile
-
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(content)
-        os.chmod(temp, 0o644)  # mkstemp creates 0600; the registry is shipped, not private
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-
-
 def build_bundled_registry(check: bool = False, root: Path | None = None) -> BuildResult:
     """Compile the bundled packs; write `registry.json`, or with `check` only report staleness."""
     signals_dir = root if root is not None else resource_dir("signals")
@@ -670,7 +656,7 @@ def build_bundled_registry(check: bool = False, root: Path | None = None) -> Bui
     stale = current != content
     written = stale and not check
     if written:
-        _write_atomic(target, content)
+        write_atomic(target, content)
     return BuildResult(
         path=target,
         stale=stale,

@@ -16,3 +16,6 @@ def resource_dir(name: ResourceName) -> Path:
     if shipped.is_dir():
         return shipped
     return _PACKAGE_DIR.parent / name
+
+
+__all__ = ["ResourceName", "resource_dir"]
