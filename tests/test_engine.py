@@ -314,3 +314,18 @@ def test_output_is_identical_across_hash_seeds(library: Path) -> None:
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1
+
+
+def test_a_quoted_ignore_phrase_shows_as_an_ignore_rejection(data_dir: Path) -> None:
+    card = {
+        "title": "Export the invoice ledger as CSV",
+        "summary": "Operators need a downloadable ledger, not an on-screen total.",
+        "criteria": {"use_when": ["invoice ledger export"], "ignore_when": ["dashboard only"]},
+        "recall": {"triggers": ["invoice ledger export"]},
+    }
+    write_library(data_dir, {"invoice-export": card})
+    doc = explain(data_dir, "Show the invoice totals on the dashboard only")
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert rows["invoice-export"]["rejection"] == "ignore_rule"
+    failed = [g for g in rows["invoice-export"]["gates"] if not g["passed"]]
+    assert failed == [{"gate": "ignore_rule", "passed": False, "detail": "dashboard only"}]
