@@ -32,13 +32,24 @@ def cli() -> None:
 @cli.command("init")
 @data_dir_option
 @click.option("--no-starter", is_flag=True, help="Do not search the bundled starter cards.")
+@click.option(
+    "--provider",
+    "providers",
+    multiple=True,
+    type=click.Choice(["claude", "codex", "gemini", "cursor"]),
+    help="Also install the hook for this agent (user scope); repeatable.",
+)
 @json_option
 @handle_errors
-def init_command(data_dir: str | None, no_starter: bool, as_json: bool) -> None:
+def init_command(
+    data_dir: str | None, no_starter: bool, providers: tuple[str, ...], as_json: bool
+) -> None:
     """Create the data directory, its card folders and a commented config.yaml."""
+    from ome.install import install_hook
     from ome.project import init_data_dir
 
     result = init_data_dir(data_dir, starter=not no_starter)
+    hooks = [install_hook(p) for p in providers]
     if as_json:
         emit_json(
             {
@@ -46,9 +57,14 @@ def init_command(data_dir: str | None, no_starter: bool, as_json: bool) -> None:
                 "data_dir": str(result.data_dir),
                 "created": list(result.created),
                 "starter_cards": result.starter_cards,
+                "hooks": [
+                    {"provider": h.provider, "path": str(h.path), "action": h.action} for h in hooks
+                ],
             }
         )
         return
+    for hook in hooks:
+        click.echo(f"Hook for {hook.provider}: {hook.action} in {hook.path}")
     click.echo(f"Data directory: {result.data_dir}")
     for path in result.created:
         click.echo(f"  created {path}")
