@@ -22,6 +22,7 @@ from ome.selection import (
     Assessment,
     assess_card,
     gate_card,
+    home_clause,
     is_near_duplicate,
 )
 from ome.signals import Registry
@@ -238,9 +239,11 @@ def recall(
             else:
                 decisions[position] = REJECT_DUPLICATE
             continue
-        unanchored = sum(1 for _, s in selected if not s.strong_anchor)
+        homes = [home_clause(s.card, env, index.specificity) for _, s in selected]
+        unanchored = [h for h, (_, s) in zip(homes, selected, strict=True) if not s.strong_anchor]
         if not a.strong_anchor and (
-            a.score < top_score * params.RELATIVE_FLOOR or unanchored >= params.MAX_UNANCHORED
+            a.score < top_score * params.RELATIVE_FLOOR
+            or home_clause(a.card, env, index.specificity) in unanchored
         ):
             decisions[position] = REJECT_RELATIVE
             continue

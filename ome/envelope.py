@@ -21,6 +21,10 @@ Language = Literal["en", "zh", "mixed", "none"]
 # Clause boundaries end an exclusion span; sentence boundaries end a segment.
 _CLAUSE_END_RE = re.compile(r"[,;:.!?，；：。！？\n]|\bbut\b|但是|但|而是|然后")
 _SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
+# Clauses: where one task of a two-task prompt usually ends and the next begins.
+_CLAUSE_SPLIT_RE = re.compile(
+    r"[,;:.!?，；：。！？、\n]|\b(?:and|then|also|plus)\b|另外|以及|并且|然后|同时|还有"
+)
 _PATH_RE = re.compile(
     r"(?<![\w/])(?:~?/)?(?:[\w.@-]+/)+[\w.@-]+|(?<![\w/])[\w-]+\.(?:py|ts|tsx|js|jsx|json|ya?ml|toml|"
     r"md|sql|go|rs|java|kt|rb|php|cs|cpp|c|h|sh|env|lock|ini|cfg|conf|html|css|scss|vue|swift)\b"
@@ -62,6 +66,7 @@ class Envelope:
     negated_terms: frozenset[str]
     exclusion_spans: tuple[tuple[int, int], ...]
     segments: tuple[Segment, ...]
+    clauses: tuple[frozenset[str], ...]
     files: tuple[str, ...]
     commands: tuple[str, ...]
     symbols: tuple[str, ...]
@@ -189,6 +194,13 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 segments.append(Segment(start, stop, frozenset(seg_terms)))
             start = stop
     segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
+    clauses = []
+    bounds = [0, *(i for m in _CLAUSE_SPLIT_RE.finditer(text) for i in m.span()), len(text)]
+    for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
+        clause = {t.term for t in tokenize(original[start:stop]) if t.term not in stopwords}
+        clause |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
+        if clause:
+            clauses.append(frozenset(clause))
 
     detection = detect_signals(registry, text)
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
@@ -221,6 +233,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         negated_terms=frozenset(negated),
         exclusion_spans=exclusions,
         segments=tuple(segments),
+        clauses=tuple(clauses),
         files=tuple(dict.fromkeys(m.group(0) for m in _PATH_RE.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in _COMMAND_RE.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],

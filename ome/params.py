@@ -64,7 +64,6 @@ IGNORE_FUZZY_SHARE = 0.75
 # --- Selection (SPEC §5.10).
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
-MAX_UNANCHORED = 1  # cards admitted without a strong anchor of their own: the best one only
 COLLAPSE_SIMILARITY = 0.6  # overlap coefficient of anchor units from which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).
@@ -96,7 +95,6 @@ __all__ = [
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
     "MAX_BUDGET_CHARS",
-    "MAX_UNANCHORED",
     "PARTIAL_COVER",
     "PATH_GLOB",
     "QUERY_WEIGHT_CONCEPT",

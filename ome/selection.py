@@ -346,6 +346,16 @@ def assess_card(
     )
 
 
+def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
+    """The clause a card's evidence comes from (most specific shared terms; first on ties).
+
+    Two cards without strong anchors are both returned only when they come from different
+    clauses: two tasks, not one task read twice.
+    """
+    scores = [_weight(card.descriptive_units & clause, weight) for clause in env.clauses]
+    return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
+
+
 def card_signature(card: IndexedCard) -> frozenset[str]:
     """The units of a card's trigger, alias and title phrases, for near-duplicate detection."""
     return frozenset(
@@ -375,6 +385,7 @@ __all__ = [
     "assess_card",
     "card_signature",
     "gate_card",
+    "home_clause",
     "is_near_duplicate",
     "phrase_in_text",
 ]
