@@ -380,11 +380,30 @@ def test_stats_are_a_frozen_record() -> None:
         CacheStats(0, 0, 0, 0, 0, True, False, False, "cached", 0.0).parsed = 1  # type: ignore[misc]
 
 
+PROJECT_SUITES = sorted(
+    p
+    for p in (Path(__file__).resolve().parents[1] / "evals" / "suites").glob("*.json")
+    if p.name != "cards.json"
+)
+
+
+@pytest.mark.parametrize("suite_path", PROJECT_SUITES, ids=lambda p: p.stem)
+def test_project_suites_recall_the_same_with_and_without_the_cache(
+    suite_path: Path, data_dir: Path
+) -> None:
+    assert_suite_recalls_the_same(suite_path, data_dir)
+
+
 @needs_reference
 @pytest.mark.parametrize("suite_path", REFERENCE_SUITES, ids=lambda p: p.stem)
 def test_reference_suites_recall_the_same_with_and_without_the_cache(
     suite_path: Path, data_dir: Path
 ) -> None:
+    assert_suite_recalls_the_same(suite_path, data_dir)
+
+
+def assert_suite_recalls_the_same(suite_path: Path, data_dir: Path) -> None:
+    """Every case's explain document is identical from the cached and the in-memory index."""
     suite = load_suite(suite_path)
     for item in suite.cards:
         write_card(data_dir / "experiences" / item.status, item)
