@@ -267,9 +267,12 @@ def test_a_long_build_saves_its_progress_so_a_killed_process_is_not_wasted(
     monkeypatch.setattr(cache, "SAVE_EVERY_S", 0.0)  # one card per slice
     writes: list[int] = []
     save = cache._save_manifest
-    monkeypatch.setattr(
-        cache, "_save_manifest", lambda d, m: writes.append(len(m["order"])) or save(d, m)
-    )
+
+    def counting_save(part_dir: Path, manifest: dict[str, object]) -> bool:
+        writes.append(len(manifest["order"]))  # type: ignore[arg-type]
+        return save(part_dir, manifest)
+
+    monkeypatch.setattr(cache, "_save_manifest", counting_save)
     loaded = lib.load()
     assert writes == [1, 2, 3, 4, 5]
     assert (loaded.stats.parsed, loaded.stats.complete) == (5, True)
