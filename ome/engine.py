@@ -6,6 +6,7 @@ admission -> fusion -> collapse -> selection -> render. No clock, file, environm
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field
 
 from ome import params
@@ -14,7 +15,7 @@ from ome.concepts import ConceptMatcher, concept_token
 from ome.envelope import Envelope, build_envelope
 from ome.index import CardIndex
 from ome.render import RenderCard, render_context
-from ome.scoring import bm25f, rrf
+from ome.scoring import bm25f, idf, rrf
 from ome.selection import (
     REJECT_DUPLICATE,
     REJECT_LIMIT,
@@ -126,15 +127,28 @@ def build_query(
 
 
 def _bm25f_scores(index: CardIndex, query: dict[str, float]) -> dict[int, float]:
-    field_counts: dict[int, dict[str, dict[str, int]]] = {}
-    for term in query:
-        for position, name, tf in index.postings.get(term, ()):
-            field_counts.setdefault(position, {}).setdefault(name, {})[term] = tf
-    scores: dict[int, float] = {}
+    """BM25F of the cards worth assessing: the MAX_CANDIDATES best by a cheap pre-score.
+
+    The pre-score (query weight x idf x field weight x tf, summed from the postings) needs no
+    card to be decoded; full BM25F and the evidence score then run on a bounded set, so the
+    cost of a prompt does not grow with the library. Ties break on position (card id order).
+    """
     n_docs = max(index.size, 1)
+    postings = {term: index.postings.get(term, ()) for term in query}
+    pre: dict[int, float] = {}
+    for term, plist in postings.items():
+        gain = query[term] * idf(index.doc_freq.get(term, 0), n_docs)
+        for position, name, tf in plist:
+            pre[position] = pre.get(position, 0.0) + gain * params.FIELD_WEIGHTS.get(name, 0.0) * tf
+    keep = set(heapq.nsmallest(params.MAX_CANDIDATES, pre, key=lambda p: (-pre[p], p)))
+    field_counts: dict[int, dict[str, dict[str, int]]] = {}
+    for term, plist in postings.items():
+        for position, name, tf in plist:
+            if position in keep:
+                field_counts.setdefault(position, {}).setdefault(name, {})[term] = tf
+    scores: dict[int, float] = {}
     for position, counts in field_counts.items():
-        card = index.cards[position]
-        lengths = {name: len(terms) for name, terms in card.fields}
+        lengths = {name: len(terms) for name, terms in index.cards[position].fields}
         scores[position] = bm25f(
             query,
             counts,
@@ -182,6 +196,14 @@ def recall(
     env = build_envelope(prompt, registry, matcher)
     query, variants = build_query(env, registry)
     bm25 = _bm25f_scores(index, query)
+    memo: dict[str, float] = {}
+
+    def weight(term: str) -> float:
+        value = memo.get(term)
+        if value is None:
+            value = memo[term] = index.specificity(term)
+        return value
+
     positions = sorted(set(bm25) | set(index.path_cards))
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
@@ -190,9 +212,7 @@ def recall(
         assessments.append(
             (
                 position,
-                assess_card(
-                    card, env, registry, gates, rejection, opts.threshold, index.specificity
-                ),
+                assess_card(card, env, registry, gates, rejection, opts.threshold, weight),
             )
         )
     if not assessments:
@@ -239,11 +259,11 @@ def recall(
             else:
                 decisions[position] = REJECT_DUPLICATE
             continue
-        homes = [home_clause(s.card, env, index.specificity) for _, s in selected]
+        homes = [home_clause(s.card, env, weight) for _, s in selected]
         unanchored = [h for h, (_, s) in zip(homes, selected, strict=True) if not s.strong_anchor]
         if not a.strong_anchor and (
             a.score < top_score * params.RELATIVE_FLOOR
-            or home_clause(a.card, env, index.specificity) in unanchored
+            or home_clause(a.card, env, weight) in unanchored
         ):
             decisions[position] = REJECT_RELATIVE
             continue

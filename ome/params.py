@@ -62,6 +62,9 @@ IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore
 IGNORE_FUZZY_SHARE = 0.75
 
 # --- Selection (SPEC §5.10).
+# Cards assessed in full per prompt, the best by a cheap postings pre-score: the hook's cost
+# stays flat as the library grows (10,000 cards), while a real match sits far inside the cut.
+MAX_CANDIDATES = 100
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
 COLLAPSE_SIMILARITY = 0.6  # overlap coefficient of anchor units from which two cards are one lesson
@@ -95,6 +98,7 @@ __all__ = [
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
     "MAX_BUDGET_CHARS",
+    "MAX_CANDIDATES",
     "PARTIAL_COVER",
     "PATH_GLOB",
     "QUERY_WEIGHT_CONCEPT",
