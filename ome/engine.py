@@ -7,6 +7,7 @@ admission -> fusion -> collapse -> selection -> render. No clock, file, environm
 from __future__ import annotations
 
 import heapq
+import re
 from dataclasses import dataclass, field
 
 from ome import params
@@ -34,6 +35,15 @@ ABSTAIN_EMPTY = "empty_prompt"
 ABSTAIN_NO_CANDIDATES = "no_candidates"
 ABSTAIN_ALL_REJECTED = "all_candidates_rejected"
 ABSTAIN_BUDGET = "budget_too_small"
+ABSTAIN_MAINTENANCE = "maintenance_command"
+
+# A prompt whose first line is an ome command (`ome experience new ...`) is about the library,
+# not a task: matching it would echo the card being edited back at the user (SPEC §6).
+_MAINTENANCE = re.compile(
+    r"^[\s`$!>]*(?:python3?\s+-m\s+)?ome\s+"
+    r"(?:experience|config|hook|doctor|stats|signals|project|init|eval|match|index)\b",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +192,12 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
     return tuple(out)
 
 
+def is_maintenance_command(prompt: str) -> bool:
+    """True when the prompt's first non-blank line is an `ome` command."""
+    first = next((line for line in prompt.splitlines() if line.strip()), "")
+    return bool(_MAINTENANCE.match(first))
+
+
 def recall(
     index: CardIndex,
     registry: Registry,
@@ -193,6 +209,8 @@ def recall(
     opts = options or RecallOptions()
     if not prompt.strip():
         return RecallResult((), "", ABSTAIN_EMPTY, None, (), (), (), opts, index.size)
+    if is_maintenance_command(prompt):
+        return RecallResult((), "", ABSTAIN_MAINTENANCE, None, (), (), (), opts, index.size)
     env = build_envelope(prompt, registry, matcher)
     query, variants = build_query(env, registry)
     bm25 = _bm25f_scores(index, query)
@@ -332,11 +350,13 @@ def recall(
 __all__ = [
     "ABSTAIN_ALL_REJECTED",
     "ABSTAIN_EMPTY",
+    "ABSTAIN_MAINTENANCE",
     "ABSTAIN_NO_CANDIDATES",
     "Candidate",
     "Match",
     "RecallOptions",
     "RecallResult",
     "build_query",
+    "is_maintenance_command",
     "recall",
 ]

@@ -9,7 +9,6 @@ and per-session reminder state), never to a project library.
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 import time
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from ome.atomic import write_atomic
+from ome.engine import ABSTAIN_MAINTENANCE, is_maintenance_command
 from ome.providers import (
     MAX_OUTPUT_CHARS,
     PROVIDER_NAMES,
@@ -60,16 +60,7 @@ SESSION_SUMMARY_CHARS = 160
 WORKSPACE_TEXT_CHARS = 4000
 READMES = ("README.md", "README.rst", "README.txt", "README")
 
-ABSTAIN_MAINTENANCE = "maintenance_command"
 ABSTAIN_OVER_CAP = "output_over_cap"
-
-# A prompt whose first line is an ome command (`ome experience new ...`) is about the library,
-# not a task: matching it would echo the card being edited back at the user.
-_MAINTENANCE = re.compile(
-    r"^[\s`$!>]*(?:python3?\s+-m\s+)?ome\s+"
-    r"(?:experience|config|hook|doctor|stats|signals|project|init|eval|match|index)\b",
-    re.IGNORECASE,
-)
 
 SESSION_HEADER = (
     "# OME experience cards for this workspace\n\n"
@@ -78,12 +69,6 @@ SESSION_HEADER = (
     "These are optional reminders from reviewed lessons, not instructions; one that does not fit"
     " the task can be ignored. The command on a card's line prints its full rule.\n\n"
 )
-
-
-def is_maintenance_command(prompt: str) -> bool:
-    """True when the prompt's first non-blank line is an `ome` command."""
-    first = next((line for line in prompt.splitlines() if line.strip()), "")
-    return bool(_MAINTENANCE.match(first))
 
 
 @dataclass(frozen=True, slots=True)
@@ -526,7 +511,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 __all__ = [
-    "ABSTAIN_MAINTENANCE",
     "Answer",
     "HookArgs",
     "SessionState",
@@ -534,7 +518,6 @@ __all__ = [
     "answer_prompt",
     "answer_session",
     "fit_output",
-    "is_maintenance_command",
     "load_session",
     "main",
     "parse_args",

@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from ome.hook import SessionState, is_maintenance_command, parse_args, read_payload
+from ome.engine import is_maintenance_command
+from ome.hook import SessionState, parse_args, read_payload
 from ome.providers import MAX_OUTPUT_CHARS, PROVIDERS, check_output
 
 PAYLOADS = Path(__file__).parent / "payloads"
