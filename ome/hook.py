@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 DEFAULT_DEADLINE_MS = 1500
 MAX_DEADLINE_MS = 10_000  # a misconfigured deadline must still end well before the agent's timeout
+# Card parsing (a cold or much-changed library) stops this long before the deadline, or at two
+# thirds of it, so recall on what was parsed still answers in time; a background builder finishes.
+RECALL_MARGIN_S = 0.4
 WAIT_STEP_S = 0.02
 SESSION_MAX_AGE_S = 7 * 24 * 3600
 # Set by `ome doctor` when it proves delivery: run the hook but record nothing.
@@ -214,10 +217,14 @@ def _salt(data_dir: Path) -> bytes:
 
 
 def answer_prompt(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
+    provider: Provider,
+    event: HookEvent,
+    payload: dict[str, Any],
+    config: Config,
+    deadline: float | None = None,
 ) -> Answer:
-    """Recall on the prompt (Claude Code, Codex, Gemini)."""
-    from ome.api import match_prompt, open_workspace, recall_options
+    """Recall on the prompt (Claude Code, Codex, Gemini); card parsing stops at `deadline`."""
+    from ome.api import library_keys, match_prompt, open_workspace, recall_options
 
     prompt = payload_text(payload, provider.prompt_fields)
     cwd = payload_text(payload, provider.cwd_fields) or None
@@ -226,7 +233,7 @@ def answer_prompt(
     if is_maintenance_command(prompt):
         recorded = replace(base, abstain_reason=ABSTAIN_MAINTENANCE)
         return Answer(empty_output(provider, event), recorded, config)
-    workspace = open_workspace(config.data_dir, cwd)
+    workspace = open_workspace(config.data_dir, cwd, deadline=deadline)
     salt = _salt(workspace.data_dir)
     session_key = (
         keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt and session_id else ""
@@ -244,7 +251,7 @@ def answer_prompt(
         scores=tuple(m.score for m in result.matches) if ids else (),
         reminder_ids=tuple(i for i in ids if i in reminders),
         abstain_reason="" if ids else (result.abstain_reason or ABSTAIN_OVER_CAP),
-        library=library_fingerprint((c.card.id, str(c.path)) for c in workspace.library.cards),
+        library=library_fingerprint(library_keys(workspace)),
         library_size=len(workspace.library.cards),
         session=session_key,
         prompt_hmac=keyed_hash(salt, "prompt", prompt) if salt else "",
@@ -329,13 +336,17 @@ def workspace_index(workspace: Workspace, cwd: Path) -> tuple[str, tuple[str, ..
 
 
 def answer_session(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
+    provider: Provider,
+    event: HookEvent,
+    payload: dict[str, Any],
+    config: Config,
+    deadline: float | None = None,
 ) -> Answer:
     """Cursor's sessionStart: a bounded index of the cards most relevant to the workspace."""
-    from ome.api import open_workspace
+    from ome.api import library_keys, open_workspace
 
     cwd = payload_text(payload, provider.cwd_fields)
-    workspace = open_workspace(config.data_dir, cwd or None)
+    workspace = open_workspace(config.data_dir, cwd or None, deadline=deadline)
     context, ids = workspace_index(workspace, Path(cwd) if cwd else Path.cwd())
     output = encode_output(provider.build_output(event, context))
     session_id = payload_text(payload, provider.session_fields)
@@ -345,7 +356,7 @@ def answer_session(
         outcome="matched" if ids else "abstained",
         ids=ids,
         abstain_reason="" if ids else "no_workspace_cards",
-        library=library_fingerprint((c.card.id, str(c.path)) for c in workspace.library.cards),
+        library=library_fingerprint(library_keys(workspace)),
         library_size=len(workspace.library.cards),
         session=keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt else "",
         context_chars=len(context),
@@ -354,7 +365,11 @@ def answer_session(
 
 
 def answer_ack(
-    provider: Provider, event: HookEvent, payload: dict[str, Any], config: Config
+    provider: Provider,
+    event: HookEvent,
+    payload: dict[str, Any],
+    config: Config,
+    deadline: float | None = None,
 ) -> Answer:
     """Cursor's beforeSubmitPrompt: let the prompt through; it cannot carry context."""
     recorded = replace(_base_run(provider, event), outcome="ack")
@@ -385,12 +400,21 @@ class _Run:
         ms = min(max(int(config.get("hook.deadline_ms")), 1), MAX_DEADLINE_MS)
         self.deadline = self.start + ms / 1000
 
+    def parse_deadline(self) -> float:
+        """When card parsing must stop so that recall on the parsed cards answers in time."""
+        budget = self.deadline - self.start
+        return self.deadline - min(RECALL_MARGIN_S, budget / 3)
+
     def work(self, stdin: Any) -> None:
         try:
-            from ome.config import load_config, resolve_data_dir
+            from ome.cache import CACHE_DIR, load_config_cached
+            from ome.config import resolve_data_dir
 
-            # The config first: it sets the deadline for everything after it.
-            self.config = config = load_config(resolve_data_dir(self.args.data_dir or None))
+            # The config first: it sets the deadline for everything after it. The cached copy
+            # spares a warm run the YAML parser.
+            data_dir = resolve_data_dir(self.args.data_dir or None)
+            cache_dir = data_dir / CACHE_DIR if data_dir.is_dir() else None
+            self.config = config = load_config_cached(data_dir, cache_dir)
             self.set_deadline(config)
             data = stdin.read(MAX_STDIN_BYTES + 1) if stdin is not None else b""
             if len(data) > MAX_STDIN_BYTES:
@@ -398,7 +422,8 @@ class _Run:
             payload = read_payload(data)
             name = self.args.event or payload_text(payload, ("hook_event_name",))
             self.event = event = self.provider.event(name)
-            self.answer = ANSWERS[event.kind](self.provider, event, payload, config)
+            answer = ANSWERS[event.kind]
+            self.answer = answer(self.provider, event, payload, config, self.parse_deadline())
         except BaseException as exc:  # the hook lets nothing escape
             self.error = exc
         finally:

@@ -115,12 +115,6 @@ def test_a_warm_workspace_parses_nothing_so_loads_no_yaml_either(library: Path) 
     assert (library / "cache" / "config.json").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ome.hook reads config.yaml with ome.config.load_config, which imports PyYAML on"
-    " every run (~15 ms); ome.cache.load_config_cached(data_dir, data_dir / 'cache') does not."
-    " Remove this marker once the hook uses it.",
-)
 def test_a_warm_hook_run_loads_no_yaml_either(library: Path) -> None:
     hook_run(library, NEVER)
     heavy, stderr = hook_run(library, NOT_WHEN_CACHED)
