@@ -70,6 +70,11 @@ def is_han(char: str) -> bool:
     return bool(_HAN_RUN_RE.match(char))
 
 
+def has_han(text: str) -> bool:
+    """True when any character of the text is analysed as CJK (`is_han`)."""
+    return not text.isascii() and _HAN_RUN_RE.search(text) is not None
+
+
 def stem(word: str) -> str:
     """A light English suffix stripper, so 'deploys', 'deployed', 'deploying' meet 'deploy'.
 
@@ -101,50 +106,86 @@ def stem(word: str) -> str:
     return w
 
 
+# A token as a plain (term, start, kind, end) tuple, Token's fields in order: the index build
+# makes about a hundred per card, and a frozen dataclass costs several times a tuple to create.
+Span = tuple[str, int, str, int]
+
+# Tokens of one ASCII run, relative to its start, by run: a library repeats its words, so each
+# distinct run is split and stemmed once per process. Cleared when full (prompts are capped).
+_RUN_TOKENS: dict[str, tuple[Span, ...]] = {}
+_RUN_TOKENS_MAX = 100_000
+
+
+def _run_tokens(raw: str) -> tuple[Span, ...]:
+    """The tokens of one ASCII token-regex match, with spans relative to its start."""
+    lower = raw.lower()
+    parts = [p for p in _SPLIT_RE.split(raw) if p]
+    pieces: list[str] = []
+    for part in parts:
+        camel = _CAMEL_RE.findall(part)
+        # lowerCamel and long PascalCase are identifiers; two-part PascalCase words are
+        # usually names (GitHub, JavaScript) and stay whole, so `github` never yields `git`.
+        split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
+        pieces.extend(camel if split else [part])
+    if len(pieces) <= 1 and lower.isalnum():
+        # A lone letter is the tail of a contraction ("what's") or a variable name: noise.
+        if len(lower) > 1 or lower.isdigit():
+            return ((stem(lower), 0, "word", len(raw)),)
+        return ()
+    tokens: list[Span] = [(lower.strip("./\\:-"), 0, "code", len(raw))]
+    offset = 0
+    for piece in pieces:
+        offset = raw.find(piece, offset)
+        tokens.append((stem(piece.lower()), offset, "part", offset + len(piece)))
+        offset += len(piece)
+    return tuple(tokens)
+
+
+def _span_order(span: Span) -> tuple[int, bool, str]:
+    return span[1], span[2] != "code", span[0]
+
+
+def token_spans(text: str) -> list[Span]:
+    """`tokenize` as plain (term, start, kind, end) tuples, for callers making thousands."""
+    spans: list[Span] = []
+    known = _RUN_TOKENS
+    for match in _ASCII_TOKEN_RE.finditer(text):
+        raw = match.group(0)
+        run = known.get(raw)
+        if run is None:
+            run = _run_tokens(raw)
+            if len(known) >= _RUN_TOKENS_MAX:
+                known.clear()
+            known[raw] = run
+        start = match.start()
+        if start:
+            spans.extend([(term, s + start, kind, e + start) for term, s, kind, e in run])
+        else:
+            spans.extend(run)
+    if text.isascii():
+        # Runs come out in text order, a code token before its first part: already sorted.
+        return spans
+    for match in _HAN_RUN_RE.finditer(text):
+        run_text = match.group(0)
+        start = match.start()
+        if len(run_text) == 1:
+            spans.append((run_text, start, "han", start + 1))
+            continue
+        for i in range(len(run_text) - 1):
+            spans.append((run_text[i : i + 2], start + i, "han", start + i + 2))
+        if 2 < len(run_text) <= _MAX_WHOLE_HAN_RUN:
+            spans.append((run_text, start, "han", match.end()))
+    spans.sort(key=_span_order)
+    return spans
+
+
 def tokenize(text: str) -> list[Token]:
     """Split NFKC text into tokens: whole code tokens, their parts, stemmed words, Han bigrams.
 
     `getUserName` gives `getusername`, `get`, `user`, `name`; `alembic/versions/x.py` keeps the
     whole path and its parts; a Han run gives its bigrams, and the run itself when short.
     """
-    tokens: list[Token] = []
-    for match in _ASCII_TOKEN_RE.finditer(text):
-        raw = match.group(0)
-        start = match.start()
-        lower = raw.lower()
-        parts = [p for p in _SPLIT_RE.split(raw) if p]
-        pieces: list[str] = []
-        for part in parts:
-            camel = _CAMEL_RE.findall(part)
-            # lowerCamel and long PascalCase are identifiers; two-part PascalCase words are
-            # usually names (GitHub, JavaScript) and stay whole, so `github` never yields `git`.
-            split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
-            pieces.extend(camel if split else [part])
-        if len(pieces) <= 1 and lower.isalnum():
-            # A lone letter is the tail of a contraction ("what's") or a variable name: noise.
-            if len(lower) > 1 or lower.isdigit():
-                tokens.append(Token(stem(lower), start, "word", match.end()))
-            continue
-        tokens.append(Token(lower.strip("./\\:-"), start, "code", match.end()))
-        offset = 0
-        for piece in pieces:
-            offset = raw.find(piece, offset)
-            tokens.append(
-                Token(stem(piece.lower()), start + offset, "part", start + offset + len(piece))
-            )
-            offset += len(piece)
-    for match in _HAN_RUN_RE.finditer(text):
-        run = match.group(0)
-        start = match.start()
-        if len(run) == 1:
-            tokens.append(Token(run, start, "han", start + 1))
-            continue
-        for i in range(len(run) - 1):
-            tokens.append(Token(run[i : i + 2], start + i, "han", start + i + 2))
-        if 2 < len(run) <= _MAX_WHOLE_HAN_RUN:
-            tokens.append(Token(run, start, "han", match.end()))
-    tokens.sort(key=lambda t: (t.start, t.kind != "code", t.term))
-    return tokens
+    return [Token(*span) for span in token_spans(text)]
 
 
 def terms(text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
@@ -165,12 +206,15 @@ def han_chars(texts: Iterable[str]) -> str:
 
 __all__ = [
     "MAX_ANALYSED_CHARS",
+    "Span",
     "Token",
     "han_chars",
+    "has_han",
     "is_han",
     "normalize_text",
     "phrase_terms",
     "stem",
     "terms",
+    "token_spans",
     "tokenize",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ome.analysis import is_han, normalize_text, tokenize
+from ome.analysis import Span, has_han, is_han, normalize_text, token_spans, tokenize
 
 CONCEPT_PREFIX = "§"
 
@@ -44,20 +44,34 @@ class ConceptMatcher:
 
     def find(self, text: str) -> tuple[ConceptHit, ...]:
         """Concepts occurring in an NFKC lower-cased text, sorted by position then id."""
-        hits: set[ConceptHit] = set()
+        hits = set(self.han_hits(text))
+        hits.update(self.word_hits(token_spans(text)))
+        return tuple(ConceptHit(concept, start, end) for start, concept, end in sorted(hits))
+
+    def han_hits(self, text: str) -> list[tuple[int, str, int]]:
+        """(start, concept, end) of every Han surface term in the text, as `find` sees them."""
+        if not has_han(text):
+            return []  # every Han term holds a Han character
+        hits: list[tuple[int, str, int]] = []
         by_first = self._han_by_first
         for start, char in enumerate(text):
             for surface, concept in by_first.get(char, ()):
                 if text.startswith(surface, start):
-                    hits.add(ConceptHit(concept, start, start + len(surface)))
-        ascii_tokens = [t for t in tokenize(text) if t.kind in ("word", "part", "code")]
-        words = [t.term for t in ascii_tokens]
+                    hits.append((start, concept, start + len(surface)))
+        return hits
+
+    def word_hits(self, spans: Iterable[Span]) -> list[tuple[int, str, int]]:
+        """(start, concept, end) of every word-term sequence among a text's `token_spans`."""
+        ascii_spans = [s for s in spans if s[2] != "han"]
+        words = [s[0] for s in ascii_spans]
+        hits: list[tuple[int, str, int]] = []
+        sequences = self.word_terms
         for i, word in enumerate(words):
-            for sequence, concept in self.word_terms.get(word, ()):
-                if tuple(words[i : i + len(sequence)]) == sequence:
-                    end_token = ascii_tokens[i + len(sequence) - 1]
-                    hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.end))
-        return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
+            for sequence, concept in sequences.get(word, ()):
+                n = len(sequence)
+                if n == 1 or tuple(words[i : i + n]) == sequence:
+                    hits.append((ascii_spans[i][1], concept, ascii_spans[i + n - 1][3]))
+        return hits
 
     def concepts(self, text: str) -> tuple[str, ...]:
         return tuple(sorted({h.concept for h in self.find(text)}))

@@ -7,16 +7,19 @@ the cards and the registry, so the cache layer can store it and reuse it while n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from ome.analysis import is_han, normalize_text, tokenize
+from ome.analysis import Span, has_han, is_han, normalize_text, token_spans
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
 
 PhraseKind = str  # "trigger" | "alias" | "title" | "use_when" | "topic"
+# A list field (triggers, aliases, topics, use_when) is analysed as its items joined by this.
+FIELD_JOIN = " \n "
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,33 +83,73 @@ def _is_technical(text: str) -> bool:
     )
 
 
-def analyse_units(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -> tuple[str, ...]:
-    """The units of a phrase: concept tokens, plus the terms not covered by a concept."""
+class _Analysed(NamedTuple):
+    """One card text analysed once: `normalize_text`, its tokens and its concept hits."""
+
+    original: str
+    lower: str
+    spans: list[Span]  # token_spans(original)
+    lower_spans: list[Span]  # token_spans(lower): the concept matcher reads lower-cased text
+    hits: list[tuple[int, str, int]]  # (start, concept, end) in lower, sorted
+
+
+def _analyse(text: str, matcher: ConceptMatcher) -> _Analysed:
     original = normalize_text(text)
     lower = original.lower()
-    hits = matcher.find(lower)
-    covered = [(h.start, h.end) for h in hits]
+    spans = token_spans(original)
+    lower_spans = spans if lower == original else token_spans(lower)
+    hits = set(matcher.han_hits(lower))
+    hits.update(matcher.word_hits(lower_spans))
+    return _Analysed(original, lower, spans, lower_spans, sorted(hits))
+
+
+def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
+    covered = [(start, end) for start, _, end in text.hits]
     units: dict[str, None] = {}
-    for hit in hits:
-        units.setdefault(concept_token(hit.concept), None)
-    for token in tokenize(original):
-        if token.term in stopwords:
+    for _, concept, _ in text.hits:
+        units.setdefault(concept_token(concept), None)
+    for term, start, kind, end in text.spans:
+        # A code token is matched as a phrase; its parts carry the coverage.
+        if kind == "code" or term in stopwords:
             continue
-        if token.kind == "code":
-            # The whole token is matched as a phrase; its parts carry the coverage.
+        if covered and any(start < c_end and c_start < end for c_start, c_end in covered):
             continue
-        if any(token.start < end and start < token.end for start, end in covered):
-            continue
-        units.setdefault(token.term, None)
+        units.setdefault(term, None)
     return tuple(units)
+
+
+def _field(
+    raw: str, texts: Sequence[_Analysed], matcher: ConceptMatcher, stopwords: frozenset[str]
+) -> tuple[str, ...] | None:
+    """`field_terms(raw)` from the analyses of the texts `raw` joins with FIELD_JOIN; None when
+    the joined text does not analyse as its parts (a code fence or stack frame spanning two)."""
+    if len(texts) == 1:
+        concepts = {concept for _, concept, _ in texts[0].hits}
+    else:
+        lower = FIELD_JOIN.join(t.lower for t in texts)
+        joined = normalize_text(raw)
+        if joined != FIELD_JOIN.join(t.original for t in texts) or joined.lower() != lower:
+            return None
+        # No token crosses the separator, but a word sequence may run on into the next text.
+        concepts = {concept for _, concept, _ in matcher.han_hits(lower)}
+        concepts.update(
+            concept for _, concept, _ in matcher.word_hits(s for t in texts for s in t.lower_spans)
+        )
+    terms = [s[0] for t in texts for s in t.spans if s[0] not in stopwords]
+    terms.extend(concept_token(c) for c in sorted(concepts))
+    return tuple(terms)
+
+
+def analyse_units(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -> tuple[str, ...]:
+    """The units of a phrase: concept tokens, plus the terms not covered by a concept."""
+    return _units(_analyse(text, matcher), stopwords)
 
 
 def field_terms(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -> tuple[str, ...]:
     """All terms of a field (repeats kept, for BM25F) plus the concept tokens it mentions."""
-    original = normalize_text(text)
-    terms = [t.term for t in tokenize(original) if t.term not in stopwords]
-    terms.extend(concept_token(c) for c in matcher.concepts(original.lower()))
-    return tuple(terms)
+    terms = _field(text, (_analyse(text, matcher),), matcher, stopwords)
+    assert terms is not None  # one text always analyses as itself
+    return terms
 
 
 def index_card(
@@ -116,24 +159,39 @@ def index_card(
     matcher: ConceptMatcher,
     stopwords: frozenset[str],
 ) -> IndexedCard:
-    """Analyse one card into fields and phrases."""
+    """Analyse one card into fields and phrases; each distinct text is analysed once."""
+    analysed: dict[str, _Analysed] = {}
 
-    def phrase(kind: str, text: str) -> Phrase:
-        lower = normalize_text(text).lower().strip()
+    def analyse(text: str) -> _Analysed:
+        found = analysed.get(text)
+        if found is None:
+            found = analysed[text] = _analyse(text, matcher)
+        return found
+
+    def phrase(kind: str, text: _Analysed) -> Phrase:
+        lower = text.lower.strip()
         return Phrase(
             kind=kind,
             text=lower,
-            units=analyse_units(text, matcher, stopwords),
+            units=_units(text, stopwords),
             words=len(
                 {
-                    t.term
-                    for t in tokenize(normalize_text(text))
-                    if t.kind in ("word", "part") and t.term not in stopwords
+                    term
+                    for term, _, token_kind, _ in text.spans
+                    if token_kind in ("word", "part") and term not in stopwords
                 }
             ),
-            han=any(is_han(c) for c in lower),
-            technical=_is_technical(normalize_text(text)),
+            han=has_han(lower),
+            technical=_is_technical(text.original),
         )
+
+    def field(texts: Sequence[str]) -> tuple[str, ...]:
+        raw = FIELD_JOIN.join(texts)
+        terms = _field(raw, [analyse(t) for t in texts], matcher, stopwords)
+        if terms is None:
+            terms = _field(raw, (analyse(raw),), matcher, stopwords)
+            assert terms is not None
+        return terms
 
     phrases: list[Phrase] = []
     seen: set[str] = set()
@@ -146,20 +204,20 @@ def index_card(
     ]
     for kind, texts in sources:
         for text in texts:
-            p = phrase(kind, text)
+            p = phrase(kind, analyse(text))
             if p.text and p.text not in seen and p.units:
                 seen.add(p.text)
                 phrases.append(p)
     fields = (
-        ("title", field_terms(card.title, matcher, stopwords)),
-        ("triggers", field_terms(" \n ".join(card.recall_triggers), matcher, stopwords)),
-        ("aliases", field_terms(" \n ".join(card.alias_phrases), matcher, stopwords)),
-        ("topics", field_terms(" \n ".join(card.topics), matcher, stopwords)),
+        ("title", field((card.title,))),
+        ("triggers", field(card.recall_triggers)),
+        ("aliases", field(card.alias_phrases)),
+        ("topics", field(card.topics)),
         ("intent", tuple(card.intent_include)),
         ("signals", tuple(card.hints_positive) + tuple(card.hints_required_all)),
-        ("category", field_terms(card.category, matcher, stopwords)),
-        ("summary", field_terms(card.summary, matcher, stopwords)),
-        ("use_when", field_terms(" \n ".join(card.use_when), matcher, stopwords)),
+        ("category", field((card.category,))),
+        ("summary", field((card.summary,))),
+        ("use_when", field(card.use_when)),
     )
     descriptive = frozenset(
         term
@@ -173,7 +231,7 @@ def index_card(
         path=path,
         fields=fields,
         phrases=tuple(phrases),
-        ignore=tuple(phrase("ignore", text) for text in card.ignore_when),
+        ignore=tuple(phrase("ignore", analyse(text)) for text in card.ignore_when),
         descriptive_units=descriptive,
     )
 
