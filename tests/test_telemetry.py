@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 import stat
 import subprocess
@@ -253,6 +255,22 @@ def test_library_fingerprint_ignores_order() -> None:
     cards = [("a", "/x/a.md"), ("b", "/x/b.md")]
     assert library_fingerprint(cards) == library_fingerprint(reversed(cards))
     assert library_fingerprint(cards) != library_fingerprint(cards[:1])
+
+
+@pytest.mark.parametrize("salt_bytes", [0, 1, 32, 64, 65, 200])
+@pytest.mark.parametrize("value", ["", "force push 到共享分支", "\ud800 lone surrogate"])
+def test_keyed_hash_is_hmac_sha256(salt_bytes: int, value: str) -> None:
+    """The hook hashes without loading OpenSSL; the result is the standard HMAC-SHA256."""
+    salt = bytes(range(256))[:salt_bytes]
+    message = f"prompt\x00{value}".encode("utf-8", "surrogatepass")
+    expected = hmac.new(salt, message, hashlib.sha256).hexdigest()[:32]
+    assert keyed_hash(salt, "prompt", value) == expected
+
+
+def test_library_fingerprint_is_sha256_of_sorted_lines() -> None:
+    cards = [("b", "/x/b.md"), ("a", "/x/a.md"), ("模板", "/x/模板.md")]
+    lines = "".join(f"{i}\t{p}\n" for i, p in sorted(cards)).encode()
+    assert library_fingerprint(cards) == hashlib.sha256(lines).hexdigest()[:16]
 
 
 def test_lines_are_whole_and_sorted() -> None:
