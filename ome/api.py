@@ -13,16 +13,14 @@ from typing import Any
 
 from ome import params
 from ome.cache import (
-    CACHE_DIR,
     card_keys,
-    load_config_cached,
     load_index,
     load_matcher,
     load_registry_cached,
     spawn_builder,
 )
 from ome.concepts import ConceptMatcher, build_concept_matcher
-from ome.config import Config, resolve_data_dir
+from ome.config import CACHE_DIR, Config, load_config_cached, resolve_data_dir
 from ome.engine import RecallOptions, RecallResult, recall
 from ome.index import CardIndex, build_index, index_card
 from ome.library import InvalidCard, Library, find_project_root, library_sources

@@ -26,14 +26,13 @@ from ome import params
 from ome.atomic import write_atomic
 from ome.cards import Status
 from ome.concepts import ConceptMatcher, build_concept_matcher
-from ome.config import CONFIG_JSON, CONFIG_YAML, Config, load_config
+from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
 from ome.index import CardIndex, IndexedCard, build_index, index_card
 from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
 from ome.signals import Registry
 
 CACHE_SCHEMA = "ome-index-cache/1"
-CACHE_DIR = "cache"  # inside the data dir (SPEC §3)
 INDEX_DIR = "index"
 MANIFEST = "manifest.json"
 SEGMENT_MAGIC = b"OMESEG1\n"
@@ -1311,7 +1310,7 @@ def _load_in_memory(
     return LoadedIndex(index, library, stats, {})
 
 
-# --- cached registry derivatives and config -----------------------------------------------------
+# --- cached registry derivatives ------------------------------------------------------------------
 
 
 def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
@@ -1385,38 +1384,6 @@ def load_registry_cached(
         except (OSError, TypeError):
             pass
     return registry
-
-
-def load_config_cached(data_dir: Path, cache_dir: Path | None) -> Config:
-    """`load_config`, reusing the parsed settings while config.json and config.yaml are unchanged.
-
-    Reading `config.yaml` imports a YAML parser, most of a hook's start-up; this skips it.
-    """
-    if cache_dir is None:
-        return load_config(data_dir)
-    stamp: list[Any] = [CACHE_SCHEMA, _code_stamp()]
-    for name in (CONFIG_JSON, CONFIG_YAML):
-        try:
-            st = os.stat(data_dir / name)
-            stamp.append([name, st.st_size, st.st_mtime_ns, st.st_ino])
-        except OSError:
-            stamp.append([name])
-    path = cache_dir / "config.json"
-    try:
-        doc = orjson.loads(path.read_bytes())
-        if doc["stamp"] == stamp and doc["data_dir"] == str(data_dir):
-            return Config(data_dir=data_dir, values=tuple((k, v) for k, v in doc["values"]))
-    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
-        pass
-    config = load_config(data_dir)
-    if time.time_ns() - max((s[2] for s in stamp[2:] if len(s) > 1), default=0) > RACY_NS:
-        try:
-            cache_dir.mkdir(parents=True, exist_ok=True)
-            doc = {"stamp": stamp, "data_dir": str(data_dir), "values": config.values}
-            write_atomic(path, orjson.dumps(doc), durable=False)
-        except (OSError, TypeError):
-            pass
-    return config
 
 
 # --- finishing in the background ---------------------------------------------------------------
@@ -1526,7 +1493,6 @@ __all__ = [
     "card_keys",
     "codec",
     "contribution",
-    "load_config_cached",
     "load_registry_cached",
     "load_index",
     "load_matcher",

@@ -1,7 +1,9 @@
 """The data directory and its settings: `--data-dir`, else `OME_HOME`, else `~/.oh-my-experience`.
 
 Settings come from `config.yaml`; the original's `config.json` is read too (its camelCase keys
-map onto the same names), and `config.yaml` wins where both set a key.
+map onto the same names), and `config.yaml` wins where both set a key. The parsed settings are
+kept in the data dir's cache, so a hook reads them without a YAML parser and before its heavier
+imports: they set its deadline.
 """
 
 from __future__ import annotations
@@ -9,16 +11,26 @@ from __future__ import annotations
 import json
 import os
 import re
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import orjson
+
+from ome.atomic import write_atomic
 from ome.errors import ConfigError
 
 DEFAULT_DIR_NAME = ".oh-my-experience"
 CONFIG_YAML = "config.yaml"
 CONFIG_JSON = "config.json"
+CACHE_DIR = "cache"  # inside the data dir (SPEC §3): derived files, safe to delete
+CONFIG_CACHE = "config.json"  # in CACHE_DIR: the parsed settings and the stats they came from
+CONFIG_CACHE_SCHEMA = "ome-config-cache/1"
+# A file modified this close to now may change again within one timestamp tick without its
+# stat changing: its parse is not cached.
+RACY_NS = 1_000_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,7 +174,42 @@ def load_config(data_dir: Path) -> Config:
     return Config(data_dir=data_dir, values=tuple(values))
 
 
+def _stat_stamp(path: str | Path) -> list[Any]:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return [str(path)]
+    return [str(path), st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def load_config_cached(data_dir: Path, cache_dir: Path | None) -> Config:
+    """`load_config`, reusing the parsed settings while both config files and this module are
+    unchanged (reading `config.yaml` imports a YAML parser); without a cache dir it parses."""
+    if cache_dir is None:
+        return load_config(data_dir)
+    sources = [_stat_stamp(data_dir / name) for name in (CONFIG_JSON, CONFIG_YAML)]
+    stamp = [CONFIG_CACHE_SCHEMA, _stat_stamp(__file__), *sources]
+    path = cache_dir / CONFIG_CACHE
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc["stamp"] == stamp and doc["data_dir"] == str(data_dir):
+            return Config(data_dir=data_dir, values=tuple((k, v) for k, v in doc["values"]))
+    except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
+        pass
+    config = load_config(data_dir)
+    newest = max((s[2] for s in sources if len(s) > 1), default=0)
+    if time.time_ns() - newest > RACY_NS:
+        try:
+            doc = {"stamp": stamp, "data_dir": str(data_dir), "values": config.values}
+            write_atomic(path, orjson.dumps(doc), durable=False)
+        except (OSError, TypeError):
+            pass
+    return config
+
+
 __all__ = [
+    "CACHE_DIR",
+    "CONFIG_CACHE",
     "CONFIG_JSON",
     "CONFIG_YAML",
     "DEFAULT_DIR_NAME",
@@ -171,5 +218,6 @@ __all__ = [
     "Setting",
     "coerce_setting",
     "load_config",
+    "load_config_cached",
     "resolve_data_dir",
 ]

@@ -417,8 +417,7 @@ class _Run:
 
     def work(self, stdin: Any) -> None:
         try:
-            from ome.cache import CACHE_DIR, load_config_cached
-            from ome.config import resolve_data_dir
+            from ome.config import CACHE_DIR, load_config_cached, resolve_data_dir
 
             # The config first: it sets the deadline for everything after it. The cached copy
             # spares a warm run the YAML parser.
