@@ -17,6 +17,8 @@ import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields, is_dataclass
+from itertools import compress
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -28,7 +30,7 @@ from ome.cards import Status
 from ome.concepts import ConceptMatcher, build_concept_matcher
 from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
-from ome.index import CardIndex, IndexedCard, build_index, index_card
+from ome.index import CardIndex, IndexedCard, build_index, card_postings, index_card
 from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
 from ome.signals import Registry
 
@@ -416,14 +418,15 @@ class _BuildContext(NamedTuple):
 def contribution(
     item: IndexedCard, digest: str
 ) -> tuple[tuple[tuple[str, tuple[tuple[str, int], ...]], ...], tuple[tuple[str, int], ...], bool]:
-    """One card's share of the index statistics, taken from `build_index` over that card alone."""
-    single = build_index((item,), digest)
-    terms = tuple(
-        (term, tuple((name, tf) for _, name, tf in entries))
-        for term, entries in single.postings.items()
-    )
-    lengths = tuple((name, round(length)) for name, length in single.avg_field_len.items())
-    return terms, lengths, bool(single.path_cards)
+    """One card's share of the index statistics: what `build_index` over that card alone holds
+    (its postings by term, its field lengths, whether it declares paths), computed directly."""
+    postings = card_postings(item)
+    terms = tuple((term, tuple(postings[term])) for term in sorted(postings))
+    totals = dict.fromkeys(params.FIELD_WEIGHTS, 0)
+    for name, field_terms in item.fields:
+        if name in totals:
+            totals[name] += len(field_terms)
+    return terms, tuple(totals.items()), bool(item.card.paths)
 
 
 def _build_one(ctx: _BuildContext, folder: int, path: Path, status: Status) -> _Built:
@@ -437,7 +440,7 @@ def _build_one(ctx: _BuildContext, folder: int, path: Path, status: Status) -> _
     item = index_card(card, ctx.source.layer, str(path), ctx.matcher, ctx.stopwords)
     blob = orjson.dumps(codec(IndexedCard).encode(item))
     terms, lengths, has_paths = contribution(item, ctx.digest)
-    han = "".join(sorted(set(re.findall(_HAN_CHARS, blob.decode("utf-8")))))
+    han = "" if blob.isascii() else "".join(sorted(set(re.findall(_HAN_CHARS, blob.decode()))))
     return _Built(folder, name, blob, (), terms, lengths, has_paths, han)
 
 
@@ -545,18 +548,24 @@ class _Part:
 
     def postings(self, term: str) -> list[int]:
         """Flat (slot, field index, tf) triples of a term, dead slots left out."""
+        slots, field_indexes, tfs = self.columns(term)
+        return [x for triple in zip(slots, field_indexes, tfs, strict=True) for x in triple]
+
+    def columns(self, term: str) -> tuple[list[int], list[int], list[int]]:
+        """A term's postings as three columns (slots, field indexes, tfs), dead slots left out."""
         entry = self.terms.get(term)
         if entry is None:
-            return []
+            return [], [], []
         flat: list[int] = []
         for i in range(1, len(entry), 3):
             flat += self.blob(entry[i], entry[i + 1], entry[i + 2])
-        if self.dead and not self.dead.isdisjoint(flat[0::3]):
-            dead = self.dead
-            flat = [
-                x for i in range(0, len(flat), 3) if flat[i] not in dead for x in flat[i : i + 3]
-            ]
-        return flat
+        slots, field_indexes, tfs = flat[0::3], flat[1::3], flat[2::3]
+        if self.dead and not self.dead.isdisjoint(slots):
+            live = [slot not in self.dead for slot in slots]
+            slots = list(compress(slots, live))
+            field_indexes = list(compress(field_indexes, live))
+            tfs = list(compress(tfs, live))
+        return slots, field_indexes, tfs
 
     def slot_files(self) -> Iterator[tuple[int, int, str]]:
         """(slot, folder index, name) of every live card, in library order."""
@@ -1058,17 +1067,16 @@ class LazyPostings(Mapping[str, tuple[tuple[int, str, int], ...]]):
             return found
         merged: list[tuple[int, str, int]] = []
         for p, part in enumerate(self._positions.parts):
-            flat = part.postings(term)
-            if not flat:
+            slots, field_indexes, tfs = part.columns(term)
+            if not slots:
                 continue
-            slots = flat[0::3]
             if not self._positions.identity[p]:
                 slots = list(map(self._positions.slot_position[p].__getitem__, slots))
-            names = map(part.field_names.__getitem__, flat[1::3])
-            merged += zip(slots, names, flat[2::3], strict=True)
+            names = map(part.field_names.__getitem__, field_indexes)
+            merged += zip(slots, names, tfs, strict=True)
         if not merged:
             raise KeyError(term)
-        merged.sort(key=_first)  # stable: a card's fields keep their order
+        merged.sort(key=_POSITION)  # stable: a card's fields keep their order
         result = self._memo[term] = tuple(merged)
         return result
 
@@ -1100,6 +1108,9 @@ def _doc_freq(parts: Sequence[_Part]) -> dict[str, int]:
 
 def _first(entry: tuple[int, Any, int]) -> int:
     return entry[0]
+
+
+_POSITION = itemgetter(0)  # `_first` in C: postings of common terms sort 10,000s of entries
 
 
 class LazyCardFiles(Sequence[CardFile]):

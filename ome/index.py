@@ -236,6 +236,22 @@ def index_card(
     )
 
 
+def card_postings(item: IndexedCard) -> dict[str, list[tuple[str, int]]]:
+    """One card's share of the postings: term -> [(field, term frequency), ...] in field order."""
+    postings: dict[str, list[tuple[str, int]]] = {}
+    for name, terms in item.fields:
+        counts: dict[str, int] = {}
+        for term in terms:
+            counts[term] = counts.get(term, 0) + 1
+        for term, tf in counts.items():
+            entries = postings.get(term)
+            if entries is None:
+                postings[term] = [(name, tf)]
+            else:
+                entries.append((name, tf))
+    return postings
+
+
 def build_index(cards: Iterable[IndexedCard], registry_digest: str) -> CardIndex:
     """Assemble indexed cards into an index: postings, document frequencies, field lengths."""
     ordered = tuple(sorted(cards, key=lambda c: (c.card.id, c.layer, c.path)))
@@ -244,14 +260,15 @@ def build_index(cards: Iterable[IndexedCard], registry_digest: str) -> CardIndex
     for position, item in enumerate(ordered):
         for name, terms in item.fields:
             totals[name] += len(terms)
-            for term, tf in sorted(Counter(terms).items()):
-                postings.setdefault(term, []).append((position, name, tf))
+        for term, entries in card_postings(item).items():
+            postings.setdefault(term, []).extend((position, name, tf) for name, tf in entries)
     n = max(len(ordered), 1)
+    ordered_postings = sorted(postings.items())
     return CardIndex(
         cards=ordered,
-        doc_freq={t: len({p[0] for p in plist}) for t, plist in sorted(postings.items())},
+        doc_freq={t: len({p[0] for p in plist}) for t, plist in ordered_postings},
         avg_field_len={name: totals[name] / n for name in FIELD_WEIGHTS},
-        postings={t: tuple(plist) for t, plist in sorted(postings.items())},
+        postings={t: tuple(plist) for t, plist in ordered_postings},
         path_cards=tuple(i for i, c in enumerate(ordered) if c.card.paths),
         registry_digest=registry_digest,
     )
@@ -263,6 +280,7 @@ __all__ = [
     "Phrase",
     "analyse_units",
     "build_index",
+    "card_postings",
     "field_terms",
     "index_card",
 ]

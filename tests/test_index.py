@@ -1,0 +1,388 @@
+"""The optimised card analysis gives exactly what the straightforward one gave.
+
+`index_card` analyses each text once, `tokenize` caches its runs and the concept matcher skips
+work it can prove is empty. The reference below is the plain version those replaced (every
+helper re-normalises and re-tokenises its text); both must agree on every card, field, phrase
+and statistic, for the bundled cards, the suites' cards, noise cards, synthetic cards and
+hand-written edge cases (code fences and stack frames spanning list items, camelCase, full-width
+and Turkish letters, Han mixed with code).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import Counter
+from collections.abc import Iterable
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from ome.analysis import (
+    _ASCII_TOKEN_RE,
+    _CAMEL_RE,
+    _HAN_RUN_RE,
+    _MAX_WHOLE_HAN_RUN,
+    _SPLIT_RE,
+    Token,
+    is_han,
+    normalize_text,
+    stem,
+    tokenize,
+)
+from ome.cache import contribution
+from ome.cards import Card, card_from_mapping, parse_card_text
+from ome.concepts import ConceptHit, ConceptMatcher, build_concept_matcher, concept_token
+from ome.evaluate import generate_noise_cards
+from ome.index import (
+    IndexedCard,
+    Phrase,
+    _is_technical,
+    analyse_units,
+    build_index,
+    field_terms,
+    index_card,
+)
+from ome.params import FIELD_WEIGHTS
+from ome.registry import load_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# --- the reference: the straightforward analysis -------------------------------------------------
+
+
+def reference_tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    for match in _ASCII_TOKEN_RE.finditer(text):
+        raw = match.group(0)
+        start = match.start()
+        lower = raw.lower()
+        pieces: list[str] = []
+        for part in (p for p in _SPLIT_RE.split(raw) if p):
+            camel = _CAMEL_RE.findall(part)
+            split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
+            pieces.extend(camel if split else [part])
+        if len(pieces) <= 1 and lower.isalnum():
+            if len(lower) > 1 or lower.isdigit():
+                tokens.append(Token(stem(lower), start, "word", match.end()))
+            continue
+        tokens.append(Token(lower.strip("./\\:-"), start, "code", match.end()))
+        offset = 0
+        for piece in pieces:
+            offset = raw.find(piece, offset)
+            tokens.append(
+                Token(stem(piece.lower()), start + offset, "part", start + offset + len(piece))
+            )
+            offset += len(piece)
+    for match in _HAN_RUN_RE.finditer(text):
+        run = match.group(0)
+        start = match.start()
+        if len(run) == 1:
+            tokens.append(Token(run, start, "han", start + 1))
+            continue
+        for i in range(len(run) - 1):
+            tokens.append(Token(run[i : i + 2], start + i, "han", start + i + 2))
+        if 2 < len(run) <= _MAX_WHOLE_HAN_RUN:
+            tokens.append(Token(run, start, "han", match.end()))
+    tokens.sort(key=lambda t: (t.start, t.kind != "code", t.term))
+    return tokens
+
+
+_BY_FIRST: dict[int, dict[str, list[tuple[str, str]]]] = {}
+
+
+def han_terms_by_first(matcher: ConceptMatcher) -> dict[str, list[tuple[str, str]]]:
+    """The matcher's Han terms by first character (the test keeps its matcher alive)."""
+    by_first = _BY_FIRST.get(id(matcher))
+    if by_first is None:
+        by_first = _BY_FIRST[id(matcher)] = {}
+        for surface, concept in matcher.han_terms:
+            by_first.setdefault(surface[0], []).append((surface, concept))
+    return by_first
+
+
+def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]:
+    hits: set[ConceptHit] = set()
+    for start, char in enumerate(text):
+        for surface, concept in han_terms_by_first(matcher).get(char, ()):
+            if text.startswith(surface, start):
+                hits.add(ConceptHit(concept, start, start + len(surface)))
+    ascii_tokens = [t for t in reference_tokenize(text) if t.kind in ("word", "part", "code")]
+    words = [t.term for t in ascii_tokens]
+    for i, word in enumerate(words):
+        for sequence, concept in matcher.word_terms.get(word, ()):
+            if tuple(words[i : i + len(sequence)]) == sequence:
+                end_token = ascii_tokens[i + len(sequence) - 1]
+                hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.end))
+    return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
+
+
+def reference_units(
+    text: str, matcher: ConceptMatcher, stopwords: frozenset[str]
+) -> tuple[str, ...]:
+    original = normalize_text(text)
+    hits = reference_find(matcher, original.lower())
+    covered = [(h.start, h.end) for h in hits]
+    units: dict[str, None] = {}
+    for hit in hits:
+        units.setdefault(concept_token(hit.concept), None)
+    for token in reference_tokenize(original):
+        if token.term in stopwords or token.kind == "code":
+            continue
+        if any(token.start < end and start < token.end for start, end in covered):
+            continue
+        units.setdefault(token.term, None)
+    return tuple(units)
+
+
+def reference_field(
+    text: str, matcher: ConceptMatcher, stopwords: frozenset[str]
+) -> tuple[str, ...]:
+    original = normalize_text(text)
+    terms = [t.term for t in reference_tokenize(original) if t.term not in stopwords]
+    concepts = sorted({h.concept for h in reference_find(matcher, original.lower())})
+    return (*terms, *(concept_token(c) for c in concepts))
+
+
+def reference_index_card(
+    card: Card, matcher: ConceptMatcher, stopwords: frozenset[str]
+) -> IndexedCard:
+    def phrase(kind: str, text: str) -> Phrase:
+        lower = normalize_text(text).lower().strip()
+        return Phrase(
+            kind=kind,
+            text=lower,
+            units=reference_units(text, matcher, stopwords),
+            words=len(
+                {
+                    t.term
+                    for t in reference_tokenize(normalize_text(text))
+                    if t.kind in ("word", "part") and t.term not in stopwords
+                }
+            ),
+            han=any(is_han(c) for c in lower),
+            technical=_is_technical(normalize_text(text)),
+        )
+
+    def field(text: str) -> tuple[str, ...]:
+        return reference_field(text, matcher, stopwords)
+
+    phrases: list[Phrase] = []
+    seen: set[str] = set()
+    sources: list[tuple[str, Iterable[str]]] = [
+        ("trigger", card.recall_triggers),
+        ("alias", card.alias_phrases),
+        ("title", (card.title,) if card.title else ()),
+        ("use_when", card.use_when if card.triggers else ()),
+        ("topic", card.topics),
+    ]
+    for kind, texts in sources:
+        for text in texts:
+            p = phrase(kind, text)
+            if p.text and p.text not in seen and p.units:
+                seen.add(p.text)
+                phrases.append(p)
+    fields = (
+        ("title", field(card.title)),
+        ("triggers", field(" \n ".join(card.recall_triggers))),
+        ("aliases", field(" \n ".join(card.alias_phrases))),
+        ("topics", field(" \n ".join(card.topics))),
+        ("intent", tuple(card.intent_include)),
+        ("signals", tuple(card.hints_positive) + tuple(card.hints_required_all)),
+        ("category", field(card.category)),
+        ("summary", field(card.summary)),
+        ("use_when", field(" \n ".join(card.use_when))),
+    )
+    descriptive = frozenset(
+        term
+        for name, terms in fields
+        if name in ("title", "summary", "use_when", "topics", "category", "triggers", "aliases")
+        for term in terms
+    )
+    return IndexedCard(
+        card=card,
+        layer="user",
+        path=f"/cards/{card.id}.md",
+        fields=fields,
+        phrases=tuple(phrases),
+        ignore=tuple(phrase("ignore", text) for text in card.ignore_when),
+        descriptive_units=descriptive,
+    )
+
+
+def reference_postings(items: list[IndexedCard]) -> dict[str, list[tuple[int, str, int]]]:
+    postings: dict[str, list[tuple[int, str, int]]] = {}
+    for position, item in enumerate(items):
+        for name, terms in item.fields:
+            for term, tf in sorted(Counter(terms).items()):
+                postings.setdefault(term, []).append((position, name, tf))
+    return dict(sorted(postings.items()))
+
+
+# --- the card sets -------------------------------------------------------------------------------
+
+EDGE_TEXTS = (
+    "getUserName and XMLHttpRequest in src/app/main.py",
+    "İstanbul DEPLOY Straße ﬁle",
+    "```python\nfoo_bar = baz.qux()\n```",
+    "```",
+    'File "a.py", line 3',
+    'in module\n  File "b.py", line 4, in x',
+    "at com.foo.Bar(Baz.java:12)",
+    "用git提交 force push 强制推送",
+    "Force Push to main",
+    "force",
+    "push to the shared branch",
+    "cpu 占用 很高",
+    "ＡＢＣ　全角 ＧｅｔＵｓｅｒ",
+    "“quoted” don’t",
+    "_private $var a-b ./x/ ..",
+    "数据库迁移 migration",
+    "v1.2.3 --no-verify -rf",
+    "HTTPServer HTTP2 ABC123 abc123 Ab1",
+    "TLS证书过期 SSL",
+    "N+1 查询",
+    "rollbacks rolled rolling",
+    "ΣΑΣ Δοκιμή",
+    "git push --force origin main",
+    "#12 0xdeadbeef foo",
+    "main.go:12 +0x1f",
+    "a",
+)
+
+
+def edge_cards() -> list[Card]:
+    rng = random.Random(11)
+
+    def texts(most: int) -> list[str]:
+        return [
+            f"{rng.choice(EDGE_TEXTS)} {rng.choice(EDGE_TEXTS)}"
+            for _ in range(rng.randint(0, most))
+        ]
+
+    cards = []
+    for n in range(200):
+        mapping = {
+            "id": f"edge-{n:03d}",
+            "title": rng.choice((*EDGE_TEXTS, "")),
+            "category": rng.choice((*EDGE_TEXTS, "ops", "")),
+            "summary": f"{rng.choice(EDGE_TEXTS)} then {rng.choice(EDGE_TEXTS)}",
+            "criteria": {"use_when": texts(3), "ignore_when": texts(2)},
+            "recall": {
+                "triggers": texts(4),
+                "topics": texts(3),
+                "aliases": {"en": texts(2), "zh-CN": texts(2)},
+            },
+            "engine_hints": {"positive": ["x.y"]},
+            "rule": "r",
+        }
+        cards.append(card_from_mapping(mapping, source="edge"))
+    return cards
+
+
+@cache
+def card_set(name: str) -> tuple[Card, ...]:
+    if name == "bundled":
+        paths = sorted((ROOT / "experiences").glob("*.md"))
+        return tuple(parse_card_text(p.read_text(encoding="utf-8"), str(p), p.stem) for p in paths)
+    if name == "suites":
+        raw = json.loads((ROOT / "evals" / "suites" / "cards.json").read_text(encoding="utf-8"))
+        return tuple(card_from_mapping(r, source="cards.json") for r in raw["experiences"])
+    if name == "noise":
+        return generate_noise_cards(200)
+    if name == "synthetic":
+        sys.path.insert(0, str(ROOT / "evals" / "bench"))
+        try:
+            import synth  # type: ignore[import-not-found]
+        finally:
+            sys.path.pop(0)
+        rng = random.Random("index-test")
+        names = [synth._name(rng) for _ in range(500)]
+        return tuple(
+            parse_card_text(
+                synth.card_text(rng, f"card-{n:05d}", names), expected_id=f"card-{n:05d}"
+            )
+            for n in range(2000)
+        )
+    return tuple(edge_cards())
+
+
+@cache
+def vocabulary() -> tuple[ConceptMatcher, frozenset[str]]:
+    registry = load_registry()
+    matcher = build_concept_matcher((c.id, c.terms) for c in registry.vocabulary.concepts)
+    return matcher, registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+
+
+SETS = ("bundled", "suites", "noise", "synthetic", "edge")
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_index_card_matches_the_reference(name: str) -> None:
+    matcher, stopwords = vocabulary()
+    cards = card_set(name)
+    assert cards
+    for card in cards:
+        expected = reference_index_card(card, matcher, stopwords)
+        got = index_card(card, "user", f"/cards/{card.id}.md", matcher, stopwords)
+        assert got == expected, card.id
+        assert repr((got.fields, got.phrases, got.ignore)) == repr(
+            (expected.fields, expected.phrases, expected.ignore)
+        )
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_index_statistics_match_the_reference(name: str) -> None:
+    matcher, stopwords = vocabulary()
+    items = [
+        index_card(card, "user", f"/cards/{card.id}.md", matcher, stopwords)
+        for card in card_set(name)
+    ]
+    index = build_index(items, "digest")
+    assert list(index.cards) == sorted(items, key=lambda c: (c.card.id, c.layer, c.path))
+    expected = reference_postings(list(index.cards))
+    assert list(index.postings.items()) == [(t, tuple(p)) for t, p in expected.items()]
+    assert index.doc_freq == {t: len({p[0] for p in plist}) for t, plist in expected.items()}
+    for item in items[:300]:
+        single = build_index((item,), "digest")
+        assert contribution(item, "digest") == (
+            tuple((t, tuple((name, tf) for _, name, tf in e)) for t, e in single.postings.items()),
+            tuple((field, round(length)) for field, length in single.avg_field_len.items()),
+            bool(single.path_cards),
+        )
+        assert [field for field, _ in contribution(item, "digest")[1]] == list(FIELD_WEIGHTS)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_tokens_and_concepts_match_the_reference(name: str) -> None:
+    matcher, stopwords = vocabulary()
+    texts = {
+        text
+        for card in card_set(name)[:300]
+        for text in (card.title, card.summary, card.category, *card.triggers, *card.use_when)
+    }
+    for text in sorted(texts):
+        for form in (normalize_text(text), normalize_text(text).lower()):
+            assert tokenize(form) == reference_tokenize(form), form
+            assert matcher.find(form) == reference_find(matcher, form), form
+        assert analyse_units(text, matcher, stopwords) == reference_units(text, matcher, stopwords)
+        assert field_terms(text, matcher, stopwords) == reference_field(text, matcher, stopwords)
+
+
+def test_a_fence_spanning_two_triggers_is_analysed_as_the_joined_text() -> None:
+    matcher, stopwords = vocabulary()
+    card = card_from_mapping(
+        {
+            "id": "fence",
+            "summary": "s",
+            "rule": "r",
+            "recall": {"triggers": ["run ```sh", "git push --force``` then deploy"]},
+        }
+    )
+    got = index_card(card, "user", "/cards/fence.md", matcher, stopwords)
+    assert got == reference_index_card(card, matcher, stopwords)
+    assert dict(got.fields)["triggers"] == reference_field(
+        " \n ".join(card.triggers), matcher, stopwords
+    )
