@@ -86,6 +86,8 @@ SESSION_HEADER = (
 
 @dataclass(frozen=True, slots=True)
 class HookArgs:
+    """The hook's command line: `--provider P [--event E] [--data-dir D]`."""
+
     provider: str = ""
     event: str = ""
     data_dir: str = ""

@@ -86,6 +86,8 @@ class SignalExample:
 
 @dataclass(frozen=True, slots=True)
 class PackFile:
+    """One pack file as read: its header, its raw signal entries and its example table."""
+
     path: Path
     name: str
     description: str
@@ -96,6 +98,8 @@ class PackFile:
 
 @dataclass(frozen=True, slots=True)
 class BuildResult:
+    """What compiling the bundled packs did: the registry file, whether it changed, its size."""
+
     path: Path
     stale: bool
     written: bool

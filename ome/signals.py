@@ -62,6 +62,8 @@ class NearPattern:
 
 @dataclass(frozen=True, slots=True)
 class Signal:
+    """A named cue in prompts: the phrases, regexes and compositions that fire it, its effect."""
+
     id: str
     polarity: Polarity
     weight: float
@@ -88,6 +90,8 @@ class Concept:
 
 @dataclass(frozen=True, slots=True)
 class Vocabulary:
+    """The engine's word lists: stopwords, cue phrases, labelled task/surface/operation terms."""
+
     stopwords_en: frozenset[str]
     stopwords_zh: frozenset[str]
     negation_cues: tuple[str, ...]
@@ -102,6 +106,8 @@ class Vocabulary:
 
 @dataclass(frozen=True, slots=True)
 class Pack:
+    """A signal pack as merged: its name, description, whether it is on and where it came from."""
+
     name: str
     description: str
     enabled: bool
@@ -139,6 +145,8 @@ class Registry:
 
 @dataclass(frozen=True, slots=True)
 class SignalHit:
+    """A signal that fired on a prompt: its first matched span and text, and its effect."""
+
     id: str
     polarity: Polarity
     weight: float
@@ -161,6 +169,8 @@ class Suppression:
 
 @dataclass(frozen=True, slots=True)
 class Detection:
+    """What detection found in a prompt: the signals that fired and those switched off."""
+
     hits: tuple[SignalHit, ...]
     suppressed: tuple[Suppression, ...]
 
