@@ -54,12 +54,21 @@ class Series:
 
 
 def run_timed(
-    argv: list[str], env: dict[str, str], stdin: bytes = b""
+    argv: list[str], env: dict[str, str], stdin: bytes = b"", cwd: Path | None = None
 ) -> tuple[float, float, bytes]:
-    """(wall ms, peak RSS MiB, stdout) of one child process, its rusage read with wait4."""
+    """(wall ms, peak RSS MiB, stdout) of one child process, its rusage read with wait4.
+
+    Children run in `cwd` (the library's work dir): `python -m` puts its working directory first
+    on sys.path, so run from a checkout it would import the checkout instead of `--code`.
+    """
     start = time.perf_counter()
     process = subprocess.Popen(
-        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+        cwd=cwd,
     )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(stdin)
@@ -118,13 +127,14 @@ def cache_state(data_dir: Path) -> list[tuple[str, int]]:
     return sorted((str(p), p.stat().st_mtime_ns) for p in data_dir.rglob("manifest.json"))
 
 
-def cold_build(data_dir: Path, env: dict[str, str]) -> float:
+def cold_build(data_dir: Path, env: dict[str, str], cwd: Path) -> float:
     """Seconds for `python -m ome.cache` to build the index of a library from nothing."""
     shutil.rmtree(data_dir / "cache", ignore_errors=True)
     start = time.perf_counter()
     subprocess.run(
         [PYTHON, "-m", "ome.cache", "--data-dir", str(data_dir)],
         env=env,
+        cwd=cwd,
         check=True,
         stdout=subprocess.DEVNULL,
     )
@@ -152,15 +162,15 @@ def bench_size(
             "python -m ome.hook": [PYTHON, "-m", "ome.hook", "--provider", "claude"],
             "ome hook run": [console_script(), "hook", "run", "--provider", "claude"],
         }
-        build_s = cold_build(data_dir, env)
+        build_s = cold_build(data_dir, env, work)
         for argv in commands.values():  # warm-up: bytecode, page cache
-            run_timed(argv, env, payload(synth.PROMPTS[0], work))
+            run_timed(argv, env, payload(synth.PROMPTS[0], work), work)
         series = {name: Series(name) for name in commands}
         before = cache_state(data_dir)
         for i in range(runs):
             body = payload(synth.PROMPTS[i % len(synth.PROMPTS)], work)
             for name, argv in commands.items():
-                ms, rss, out = run_timed(argv, env, body)
+                ms, rss, out = run_timed(argv, env, body, work)
                 series[name].ms.append(ms)
                 series[name].rss_mib.append(rss)
                 series[name].matched += b"additionalContext" in out
@@ -206,7 +216,7 @@ def bench_edit(
     for n in range(edits):
         target = cards[(n * 7919) % len(cards)]
         prompt = edit_card(target, n)
-        ms, _, out = run_timed(argv, env, payload(prompt, work))
+        ms, _, out = run_timed(argv, env, payload(prompt, work), work)
         times.append(ms)
         seen += target.stem.encode() in out
         time.sleep(0.2)
