@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from ome.analysis import Span, has_han, is_han, normalize_text, token_spans, tokenize
 
 CONCEPT_PREFIX = "§"
+# One first term's sequences: concepts of the term alone, then (length, sequence -> concepts).
+_WordTable = tuple[tuple[str, ...], tuple[tuple[int, dict[tuple[str, ...], tuple[str, ...]]], ...]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +35,10 @@ class ConceptMatcher:
     _han_by_first: dict[str, tuple[tuple[str, str], ...]] = field(
         init=False, repr=False, compare=False, hash=False
     )
+    # word_terms of one first term as lookups, made when the term is first met: the concepts of
+    # its one-term sequence, and (length, sequence -> concepts) for longer ones. A common first
+    # word then costs one dict lookup per length instead of one comparison per sequence.
+    _word_tables: dict[str, _WordTable] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         by_first: dict[str, list[tuple[str, str]]] = {}
@@ -41,6 +47,20 @@ class ConceptMatcher:
         object.__setattr__(
             self, "_han_by_first", {char: tuple(terms) for char, terms in by_first.items()}
         )
+        object.__setattr__(self, "_word_tables", {})
+
+    def _word_table(self, first: str) -> _WordTable:
+        single: list[str] = []
+        longer: dict[int, dict[tuple[str, ...], tuple[str, ...]]] = {}
+        for sequence, concept in self.word_terms[first]:
+            if len(sequence) == 1:
+                single.append(concept)
+            else:
+                table = longer.setdefault(len(sequence), {})
+                table[sequence] = (*table.get(sequence, ()), concept)
+        made = (tuple(single), tuple(longer.items()))
+        self._word_tables[first] = made
+        return made
 
     def find(self, text: str) -> tuple[ConceptHit, ...]:
         """Concepts occurring in an NFKC lower-cased text, sorted by position then id."""
@@ -54,23 +74,30 @@ class ConceptMatcher:
             return []  # every Han term holds a Han character
         hits: list[tuple[int, str, int]] = []
         by_first = self._han_by_first
-        for start, char in enumerate(text):
-            for surface, concept in by_first.get(char, ()):
-                if text.startswith(surface, start):
+        for char in by_first.keys() & set(text):
+            for surface, concept in by_first[char]:
+                start = text.find(surface)
+                while start >= 0:
                     hits.append((start, concept, start + len(surface)))
+                    start = text.find(surface, start + 1)
         return hits
 
     def word_hits(self, spans: Iterable[Span]) -> list[tuple[int, str, int]]:
         """(start, concept, end) of every word-term sequence among a text's `token_spans`."""
         ascii_spans = [s for s in spans if s[2] != "han"]
         words = [s[0] for s in ascii_spans]
-        hits: list[tuple[int, str, int]] = []
         sequences = self.word_terms
-        for i, word in enumerate(words):
-            for sequence, concept in sequences.get(word, ()):
-                n = len(sequence)
-                if n == 1 or tuple(words[i : i + n]) == sequence:
-                    hits.append((ascii_spans[i][1], concept, ascii_spans[i + n - 1][3]))
+        tables = self._word_tables
+        hits: list[tuple[int, str, int]] = []
+        for i in [i for i, word in enumerate(words) if word in sequences]:
+            word = words[i]
+            single, longer = tables.get(word) or self._word_table(word)
+            start = ascii_spans[i][1]
+            for concept in single:
+                hits.append((start, concept, ascii_spans[i][3]))
+            for n, table in longer:
+                for concept in table.get(tuple(words[i : i + n]), ()):
+                    hits.append((start, concept, ascii_spans[i + n - 1][3]))
         return hits
 
     def concepts(self, text: str) -> tuple[str, ...]:
