@@ -145,6 +145,41 @@ def _span_order(span: Span) -> tuple[int, bool, str]:
     return span[1], span[2] != "code", span[0]
 
 
+def _run(raw: str) -> tuple[Span, ...]:
+    run = _RUN_TOKENS.get(raw)
+    if run is None:
+        run = _run_tokens(raw)
+        if len(_RUN_TOKENS) >= _RUN_TOKENS_MAX:
+            _RUN_TOKENS.clear()
+        _RUN_TOKENS[raw] = run
+    return run
+
+
+def _shifted(run: tuple[Span, ...], start: int) -> list[Span]:
+    return [(term, s + start, kind, e + start) for term, s, kind, e in run]
+
+
+def cased_token_spans(text: str) -> tuple[list[Span], list[Span]]:
+    """`token_spans` of a text and of its lower-cased form (what concepts are matched on).
+
+    Lower-casing ASCII text moves no token boundary, so both come from one pass over it.
+    """
+    lower = text.lower()
+    if lower == text:
+        same = token_spans(text)
+        return same, same
+    if not text.isascii():
+        return token_spans(text), token_spans(lower)
+    spans: list[Span] = []
+    lower_spans: list[Span] = []
+    for match in _ASCII_TOKEN_RE.finditer(text):
+        raw = match.group(0)
+        start = match.start()
+        spans.extend(_shifted(_run(raw), start))
+        lower_spans.extend(_shifted(_run(raw.lower()), start))
+    return spans, lower_spans
+
+
 def token_spans(text: str) -> list[Span]:
     """`tokenize` as plain (term, start, kind, end) tuples, for callers making thousands."""
     spans: list[Span] = []
@@ -153,10 +188,7 @@ def token_spans(text: str) -> list[Span]:
         raw = match.group(0)
         run = known.get(raw)
         if run is None:
-            run = _run_tokens(raw)
-            if len(known) >= _RUN_TOKENS_MAX:
-                known.clear()
-            known[raw] = run
+            run = _run(raw)
         start = match.start()
         if start:
             spans.extend([(term, s + start, kind, e + start) for term, s, kind, e in run])
@@ -208,6 +240,7 @@ __all__ = [
     "MAX_ANALYSED_CHARS",
     "Span",
     "Token",
+    "cased_token_spans",
     "han_chars",
     "has_han",
     "is_han",

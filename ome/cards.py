@@ -55,6 +55,7 @@ _KNOWN_TOP_KEYS = frozenset(
 )
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _FENCE_OPEN_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*$")
+_KEY_RE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")  # a front-matter line naming a key
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +165,7 @@ def extract_rule(body: str) -> str:
 def _key_lines(front: str, first_line: int) -> dict[str, int]:
     lines: dict[str, int] = {}
     for i, line in enumerate(front.split("\n")):
-        m = re.match(r"^\s*([A-Za-z_][\w-]*)\s*:", line)
+        m = _KEY_RE.match(line)
         if m:
             lines.setdefault(m.group(1), first_line + i)
     return lines

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ome.analysis import Span, has_han, is_han, normalize_text, token_spans, tokenize
+from ome.analysis import Span, is_han, normalize_text, token_spans, tokenize
 
 CONCEPT_PREFIX = "§"
 # One first term's sequences: concepts of the term alone, then (length, sequence -> concepts).
@@ -31,22 +31,31 @@ class ConceptMatcher:
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
-    # han_terms by first character: a text is scanned once instead of once per term.
-    _han_by_first: dict[str, tuple[tuple[str, str], ...]] = field(
+    # han_terms by their first non-ASCII character (a text holding a term holds that
+    # character): only terms keyed by a character of the text are searched for, and ASCII
+    # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).
+    _han_by_char: dict[str, tuple[tuple[str, str], ...]] = field(
         init=False, repr=False, compare=False, hash=False
     )
+    _ascii_han_terms: bool = field(init=False, repr=False, compare=False, hash=False)
     # word_terms of one first term as lookups, made when the term is first met: the concepts of
     # its one-term sequence, and (length, sequence -> concepts) for longer ones. A common first
     # word then costs one dict lookup per length instead of one comparison per sequence.
     _word_tables: dict[str, _WordTable] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
-        by_first: dict[str, list[tuple[str, str]]] = {}
+        by_char: dict[str, list[tuple[str, str]]] = {}
+        ascii_terms = False
         for surface, concept in self.han_terms:
-            by_first.setdefault(surface[0], []).append((surface, concept))
+            key = surface[0]
+            if key.isascii():
+                key = next((c for c in surface if not c.isascii()), key)
+                ascii_terms = ascii_terms or key.isascii()
+            by_char.setdefault(key, []).append((surface, concept))
         object.__setattr__(
-            self, "_han_by_first", {char: tuple(terms) for char, terms in by_first.items()}
+            self, "_han_by_char", {char: tuple(terms) for char, terms in by_char.items()}
         )
+        object.__setattr__(self, "_ascii_han_terms", ascii_terms)
         object.__setattr__(self, "_word_tables", {})
 
     def _word_table(self, first: str) -> _WordTable:
@@ -70,12 +79,12 @@ class ConceptMatcher:
 
     def han_hits(self, text: str) -> list[tuple[int, str, int]]:
         """(start, concept, end) of every Han surface term in the text, as `find` sees them."""
-        if not has_han(text):
-            return []  # every Han term holds a Han character
+        if text.isascii() and not self._ascii_han_terms:
+            return []
         hits: list[tuple[int, str, int]] = []
-        by_first = self._han_by_first
-        for char in by_first.keys() & set(text):
-            for surface, concept in by_first[char]:
+        by_char = self._han_by_char
+        for char in by_char.keys() & set(text):
+            for surface, concept in by_char[char]:
                 start = text.find(surface)
                 while start >= 0:
                     hits.append((start, concept, start + len(surface)))

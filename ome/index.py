@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ome.analysis import Span, has_han, is_han, normalize_text, token_spans
+from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
 from ome.params import FIELD_WEIGHTS
@@ -96,8 +96,7 @@ class _Analysed(NamedTuple):
 def _analyse(text: str, matcher: ConceptMatcher) -> _Analysed:
     original = normalize_text(text)
     lower = original.lower()
-    spans = token_spans(original)
-    lower_spans = spans if lower == original else token_spans(lower)
+    spans, lower_spans = cased_token_spans(original)
     hits = set(matcher.han_hits(lower))
     hits.update(matcher.word_hits(lower_spans))
     return _Analysed(original, lower, spans, lower_spans, sorted(hits))
@@ -112,9 +111,11 @@ def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
         # A code token is matched as a phrase; its parts carry the coverage.
         if kind == "code" or term in stopwords:
             continue
-        if covered and any(start < c_end and c_start < end for c_start, c_end in covered):
-            continue
-        units.setdefault(term, None)
+        for c_start, c_end in covered:
+            if start < c_end and c_start < end:
+                break
+        else:
+            units.setdefault(term, None)
     return tuple(units)
 
 

@@ -49,6 +49,9 @@ from ome.params import FIELD_WEIGHTS
 from ome.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
+# The token kinds a multi-word concept term may run over (ConceptMatcher.word_hits): a change
+# of matching semantics there is made here too; this file only guards the optimisations.
+SEQUENCE_KINDS = ("word", "part", "code")
 
 # --- the reference: the straightforward analysis -------------------------------------------------
 
@@ -90,16 +93,18 @@ def reference_tokenize(text: str) -> list[Token]:
     return tokens
 
 
-_BY_FIRST: dict[int, dict[str, list[tuple[str, str]]]] = {}
+_BY_FIRST: dict[int, tuple[ConceptMatcher, dict[str, list[tuple[str, str]]]]] = {}
 
 
 def han_terms_by_first(matcher: ConceptMatcher) -> dict[str, list[tuple[str, str]]]:
-    """The matcher's Han terms by first character (the test keeps its matcher alive)."""
-    by_first = _BY_FIRST.get(id(matcher))
-    if by_first is None:
-        by_first = _BY_FIRST[id(matcher)] = {}
-        for surface, concept in matcher.han_terms:
-            by_first.setdefault(surface[0], []).append((surface, concept))
+    """The matcher's Han terms by first character, made once per matcher."""
+    known = _BY_FIRST.get(id(matcher))
+    if known is not None and known[0] is matcher:
+        return known[1]
+    by_first: dict[str, list[tuple[str, str]]] = {}
+    for surface, concept in matcher.han_terms:
+        by_first.setdefault(surface[0], []).append((surface, concept))
+    _BY_FIRST[id(matcher)] = (matcher, by_first)
     return by_first
 
 
@@ -109,7 +114,7 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
         for surface, concept in han_terms_by_first(matcher).get(char, ()):
             if text.startswith(surface, start):
                 hits.add(ConceptHit(concept, start, start + len(surface)))
-    ascii_tokens = [t for t in reference_tokenize(text) if t.kind in ("word", "part", "code")]
+    ascii_tokens = [t for t in reference_tokenize(text) if t.kind in SEQUENCE_KINDS]
     words = [t.term for t in ascii_tokens]
     for i, word in enumerate(words):
         for sequence, concept in matcher.word_terms.get(word, ()):
@@ -386,3 +391,12 @@ def test_a_fence_spanning_two_triggers_is_analysed_as_the_joined_text() -> None:
     assert dict(got.fields)["triggers"] == reference_field(
         " \n ".join(card.triggers), matcher, stopwords
     )
+
+
+def test_han_terms_are_found_whatever_their_first_character() -> None:
+    matcher = ConceptMatcher(
+        han_terms=(("cpu 占用", "cpu_usage"), ("占用", "usage"), ("é-b", "accent"), ("a-b", "odd")),
+        word_terms={},
+    )
+    for text in ("cpu 占用很高", "x cpu 占用 cpu 占用", "占用", "é-b a-b", "a-b", "plain", ""):
+        assert matcher.find(text) == reference_find(matcher, text), text
