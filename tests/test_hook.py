@@ -214,6 +214,41 @@ def test_past_the_deadline_the_agent_gets_the_empty_response(project: Path, data
     assert b"deadline" in stderr and stderr.count(b"\n") == 1
 
 
+# One prompt answered with card parsing already past its deadline; prints library size, output.
+PAST_DEADLINE = """
+import json, sys, time
+from ome.config import load_config, resolve_data_dir
+from ome.hook import answer_prompt
+from ome.providers import PROVIDERS
+claude = PROVIDERS["claude"]
+config = load_config(resolve_data_dir())
+answer = answer_prompt(claude, claude.events[0], json.loads(sys.argv[1]), config, time.monotonic())
+print(json.dumps([answer.run.library_size, answer.output.decode()]))
+"""
+
+
+def test_past_its_parse_deadline_a_hook_answers_from_the_cache_and_a_builder_finishes(
+    project: Path, data_dir: Path
+) -> None:
+    """The hook's deadline reaches the card index: a cold library is not parsed past it."""
+    body = json.dumps(payload("claude", cwd=str(project), prompt=EN_PROMPT))
+
+    def answer() -> list[Any]:
+        done = subprocess.run(
+            [sys.executable, "-c", PAST_DEADLINE, body], capture_output=True, check=True
+        )
+        doc: list[Any] = json.loads(done.stdout)
+        return doc
+
+    assert answer() == [0, ""]  # nothing parsed yet: a background builder was started
+    lock = data_dir / "cache" / "build.lock"  # which holds this until it is done
+    give_up = time.monotonic() + 60
+    while lock.exists() and time.monotonic() < give_up:
+        time.sleep(0.05)
+    size, output = answer()
+    assert size == 1 and CARD_ID in output
+
+
 def test_maintenance_commands_are_not_matched(project: Path) -> None:
     prompt = 'ome experience new --title "force push to the shared branch"'
     done = run_hook("claude", payload("claude", cwd=str(project), prompt=prompt))
