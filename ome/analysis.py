@@ -113,7 +113,7 @@ Span = tuple[str, int, str, int]
 # Tokens of one ASCII run, relative to its start, by run: a library repeats its words, so each
 # distinct run is split and stemmed once per process. Cleared when full (prompts are capped).
 _RUN_TOKENS: dict[str, tuple[Span, ...]] = {}
-_RUN_TOKENS_MAX = 100_000
+_RUN_TOKENS_MAX = 50_000
 
 
 def _run_tokens(raw: str) -> tuple[Span, ...]:

@@ -49,9 +49,18 @@ from ome.params import FIELD_WEIGHTS
 from ome.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
-# The token kinds a multi-word concept term may run over (ConceptMatcher.word_hits): a change
-# of matching semantics there is made here too; this file only guards the optimisations.
-SEQUENCE_KINDS = ("word", "part", "code")
+
+
+def sequence_kinds() -> tuple[str, ...]:
+    """The token kinds a word-term sequence runs over, as ConceptMatcher.word_hits has them:
+    whether whole code tokens take part is a matching choice this file does not guard."""
+    probe = ConceptMatcher(han_terms=(), word_terms={"a.b": ((("a.b",), "probe"),)})
+    return (
+        ("word", "part", "code") if probe.word_hits([("a.b", 0, "code", 3)]) else ("word", "part")
+    )
+
+
+SEQUENCE_KINDS = sequence_kinds()
 
 # --- the reference: the straightforward analysis -------------------------------------------------
 
