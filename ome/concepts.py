@@ -93,7 +93,9 @@ class ConceptMatcher:
 
     def word_hits(self, spans: Iterable[Span]) -> list[tuple[int, str, int]]:
         """(start, concept, end) of every word-term sequence among a text's `token_spans`."""
-        ascii_spans = [s for s in spans if s[2] != "han"]
+        # Word and part tokens only, as terms are built: a whole "on-call" token must not sit
+        # between "the" and "on" of "page the on-call".
+        ascii_spans = [s for s in spans if s[2] in ("word", "part")]
         words = [s[0] for s in ascii_spans]
         sequences = self.word_terms
         tables = self._word_tables
