@@ -17,7 +17,7 @@ from ome.evaluate import compute_metrics, evaluate_suites
 REPO = Path(__file__).resolve().parents[1]
 
 # Measured pass rates when the bound was last raised (see the README's quality section).
-OWN_SUITE_FLOORS = {"dev.json": 0.65, "test.json": 0.5}
+OWN_SUITE_FLOORS = {"dev.json": 0.8, "test.json": 0.6}
 
 
 @needs_reference
