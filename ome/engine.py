@@ -55,7 +55,6 @@ class RecallOptions:
     budget_chars: int = params.DEFAULT_BUDGET_CHARS
     project_key: str = ""
     reminder_ids: frozenset[str] = field(default_factory=frozenset)
-    link_base: str = ""
 
 
 @dataclass(frozen=True, slots=True)
