@@ -26,6 +26,7 @@ from ome.selection import (
     gate_card,
     home_clause,
     is_near_duplicate,
+    window_sizes,
 )
 from ome.signals import Registry
 
@@ -222,6 +223,7 @@ def recall(
         return value
 
     positions = sorted(set(bm25) | set(index.path_cards))
+    sizes = window_sizes(env, weight)
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
         card = index.cards[position]
@@ -229,7 +231,7 @@ def recall(
         assessments.append(
             (
                 position,
-                assess_card(card, env, registry, gates, rejection, opts.threshold, weight),
+                assess_card(card, env, registry, gates, rejection, opts.threshold, weight, sizes),
             )
         )
     if not assessments:

@@ -43,6 +43,8 @@ SEGMENT_MAX_CHARS = 240
 # A prompt of this many sentences or more is "long": background and focus are told apart.
 LONG_PROMPT_SEGMENTS = 4
 BACKGROUND_WEIGHT = 0.4
+# Description similarity is measured over this many neighbouring sentences at a time.
+DESCRIPTION_WINDOW_SEGMENTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,8 @@ class Envelope:
     negated_terms: frozenset[str]
     exclusion_spans: tuple[tuple[int, int], ...]
     segments: tuple[Segment, ...]
+    focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
+    windows: tuple[tuple[frozenset[str], float], ...]  # neighbouring segments' terms, weight
     clauses: tuple[frozenset[str], ...]
     files: tuple[str, ...]
     commands: tuple[str, ...]
@@ -82,11 +86,6 @@ class Envelope:
     @property
     def term_set(self) -> frozenset[str]:
         return frozenset(self.terms)
-
-    @property
-    def focus_terms(self) -> frozenset[str]:
-        """Terms of the full-weight segments: the request, without its background."""
-        return frozenset(t for s in self.segments if s.weight == 1.0 for t in s.terms)
 
     def weight_at(self, position: int) -> float:
         """The weight of the segment holding a character position."""
@@ -233,6 +232,15 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         negated_terms=frozenset(negated),
         exclusion_spans=exclusions,
         segments=tuple(segments),
+        focus_terms=frozenset(t for s in segments if s.weight == 1.0 for t in s.terms),
+        windows=tuple(
+            (
+                frozenset(t for s in chosen for t in s.terms),
+                sum(s.weight for s in chosen) / len(chosen),
+            )
+            for i in range(len(segments))
+            if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
+        ),
         clauses=tuple(clauses),
         files=tuple(dict.fromkeys(m.group(0) for m in _PATH_RE.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in _COMMAND_RE.finditer(text))),

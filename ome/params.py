@@ -49,7 +49,6 @@ DESCRIPTION_SCALE = 2.5  # overlap family: strength = scale * set cosine (card v
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
 DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
-DESCRIPTION_WINDOW_SEGMENTS = 3  # overlap counts inside a few neighbouring sentences only
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
 SIGNAL_MAX = 0.45
@@ -89,7 +88,6 @@ __all__ = [
     "DESCRIPTION_MAX",
     "DESCRIPTION_MIN_UNITS",
     "DESCRIPTION_SCALE",
-    "DESCRIPTION_WINDOW_SEGMENTS",
     "ENGINE_VERSION",
     "FAMILY_MIN_STRENGTH",
     "FIELD_WEIGHTS",

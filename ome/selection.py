@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ome import params
@@ -222,32 +222,36 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     return best, full, "coverage"
 
 
-def _description_match(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[float, float]:
+def _description_match(
+    card: IndexedCard, env: Envelope, weight: Weight, window_sizes: Sequence[float]
+) -> tuple[float, float]:
     """Best (cosine, shared units) between the card's description and a window of segments.
 
     Cosine over distinct units (Salton's set cosine: shared / sqrt(|card| * |window|)) keeps a
     long window or a long summary from matching by sheer size; Han bigrams count half.
+    `window_sizes` are the windows' own weights, the same for every card of one prompt.
     """
     best = (0.0, 0.0)
-    segments = env.segments
     size = _weight(card.descriptive_units, weight)
     if not size:
         return best
-    for i in range(len(segments)):
-        window: set[str] = set()
-        chosen = segments[i : i + params.DESCRIPTION_WINDOW_SEGMENTS]
-        for segment in chosen:
-            window |= segment.terms
+    for (window, place), window_size in zip(env.windows, window_sizes, strict=True):
         shared = _weight(card.descriptive_units & window, weight)
         if shared:
-            place = sum(s.weight for s in chosen) / len(chosen)
-            cosine = place * shared / math.sqrt(size * _weight(window, weight))
+            cosine = place * shared / math.sqrt(size * window_size)
             best = max(best, (cosine, shared))
     return best
 
 
+def window_sizes(env: Envelope, weight: Weight) -> tuple[float, ...]:
+    """The weight of each description window of a prompt (computed once per prompt)."""
+    return tuple(_weight(window, weight) for window, _ in env.windows)
+
+
 def _weight(units: frozenset[str] | set[str], weight: Weight) -> float:
-    return sum(weight(u) * (params.HAN_BIGRAM_WEIGHT if is_han(u[0]) else 1.0) for u in units)
+    # A term is ASCII, a concept token ("§..."), or a CJK run: all CJK starts at U+3040 and up.
+    half = params.HAN_BIGRAM_WEIGHT
+    return sum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
 
 
 def assess_card(
@@ -258,6 +262,7 @@ def assess_card(
     rejection: str,
     threshold: int,
     weight: Weight,
+    sizes: Sequence[float],
 ) -> Assessment:
     """Collect evidence, score it 0-100, and decide admission (after the gates).
 
@@ -276,7 +281,7 @@ def assess_card(
         strong = strong or (anchor and phrase.kind != "topic")
     if best[0]:
         items.append(EvidenceItem(best[1], best[0], best[2]))
-    cosine, described = _description_match(card, env, weight)
+    cosine, described = _description_match(card, env, weight, sizes)
     if described >= params.DESCRIPTION_MIN_UNITS:
         items.append(
             EvidenceItem(
@@ -388,4 +393,5 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "phrase_in_text",
+    "window_sizes",
 ]
