@@ -205,6 +205,8 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         if units[0].startswith("§") and units[0] in env.term_set:
             return params.CONCEPT_PHRASE_QUALITY * weight(units[0]), False, "concepts"
         return 0.0, False, ""
+    if sum(1 for u in units if u in env.term_set) < 2:
+        return 0.0, False, ""  # coverage needs two units found; most phrases stop here
     best, full = 0.0, False
     for segment in env.segments:
         share, found = coverage(units, segment.terms, weight)
@@ -232,11 +234,13 @@ def _description_match(
     `window_sizes` are the windows' own weights, the same for every card of one prompt.
     """
     best = (0.0, 0.0)
-    size = _weight(card.descriptive_units, weight)
-    if not size:
-        return best
+    size = 0.0
     for (window, place), window_size in zip(env.windows, window_sizes, strict=True):
-        shared = _weight(card.descriptive_units & window, weight)
+        common = card.descriptive_units & window
+        if not common:
+            continue
+        size = size or _weight(card.descriptive_units, weight)
+        shared = _weight(common, weight)
         if shared:
             cosine = place * shared / math.sqrt(size * window_size)
             best = max(best, (cosine, shared))
