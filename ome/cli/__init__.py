@@ -7,7 +7,14 @@ from pathlib import Path
 import click
 
 from ome import __version__
-from ome.cli.common import cwd_option, data_dir_option, emit_json, handle_errors, json_option
+from ome.cli.common import (
+    cwd_option,
+    data_dir_option,
+    emit_json,
+    handle_errors,
+    json_option,
+    recall_knobs,
+)
 from ome.cli.config import config_group
 from ome.cli.eval import eval_group
 from ome.cli.experience import experience_group
@@ -78,13 +85,7 @@ def init_command(
 @click.argument("prompt")
 @cwd_option
 @data_dir_option
-@click.option("--limit", type=click.IntRange(1, 20), default=None, help="Most cards returned.")
-@click.option(
-    "--threshold",
-    type=click.IntRange(0, 100),
-    default=None,
-    help="Evidence score to reach (0-100).",
-)
+@recall_knobs
 @click.option("--explain", is_flag=True, help="Show why each candidate was or was not returned.")
 @json_option
 @handle_errors

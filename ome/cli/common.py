@@ -42,6 +42,19 @@ def cwd_option(func: F) -> F:
     )(func)
 
 
+def recall_knobs(func: F) -> F:
+    """`--limit` and `--threshold`: the recall knobs `match` and `eval recall` share."""
+    func = click.option(
+        "--threshold",
+        type=click.IntRange(0, 100),
+        default=None,
+        help="Evidence score to reach (0-100).",
+    )(func)
+    return click.option(
+        "--limit", type=click.IntRange(1, 20), default=None, help="Most cards returned."
+    )(func)
+
+
 def to_json(doc: Any) -> str:
     """Stable JSON text: sorted keys, UTF-8, two-space indent."""
     return orjson.dumps(doc, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2).decode("utf-8")

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from ome.cli.common import emit_json, handle_errors, json_option
+from ome.cli.common import emit_json, handle_errors, json_option, recall_knobs
 
 _FILE = click.Path(exists=True, dir_okay=False, path_type=Path)
 
@@ -51,13 +51,7 @@ def _render_report(report: Mapping[str, Any]) -> str:
     multiple=True,
     help="Suite file (JSON or YAML); repeat for several suites.",
 )
-@click.option("--limit", type=click.IntRange(1, 20), default=None, help="Most cards returned.")
-@click.option(
-    "--threshold",
-    type=click.IntRange(0, 100),
-    default=None,
-    help="Evidence score to reach (0-100).",
-)
+@recall_knobs
 @click.option(
     "--noise",
     type=click.IntRange(0, 100_000),
