@@ -18,6 +18,42 @@ needs_reference = pytest.mark.skipif(
 )
 
 
+# A hand-written card with comments, flow lists and a key ome does not know.
+HAND_WRITTEN_CARD = """\
+---
+schema: ome-card
+id: browser-check
+status: {status}
+title: Check pages in a real browser
+# why this card exists: a broken checkout page shipped
+summary: A visible change is done only after it was used in a real browser.
+team_owner: web-platform   # unknown key: must survive rewrites
+criteria:
+  use_when:
+    - a UI change is about to be reported as done
+  ignore_when: [backend-only change]
+recall:
+  policy: must  # keep this must
+  risk: high
+  triggers: [real browser, browser check]
+  topics: [frontend]
+created: 2024-01-02
+---
+
+# Check pages in a real browser
+
+## Full Rule
+
+```text
+Open the page in a real browser and click through the change.
+```
+
+## Notes
+
+Written after the checkout incident.
+"""
+
+
 @pytest.fixture(autouse=True)
 def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Point HOME and OME_HOME at temp dirs so no test reads or writes the real ones."""

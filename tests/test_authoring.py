@@ -8,6 +8,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
+from conftest import HAND_WRITTEN_CARD
 
 from ome import authoring
 from ome.authoring import (
@@ -37,41 +38,6 @@ from ome.project import init_data_dir
 DAY = date(2025, 3, 4)
 LATER = date(2025, 5, 6)
 
-# A hand-written card with comments, flow lists and a key ome does not know.
-HAND_WRITTEN = """\
----
-schema: ome-card
-id: browser-check
-status: {status}
-title: Check pages in a real browser
-# why this card exists: a broken checkout page shipped
-summary: A visible change is done only after it was used in a real browser.
-team_owner: web-platform   # unknown key: must survive rewrites
-criteria:
-  use_when:
-    - a UI change is about to be reported as done
-  ignore_when: [backend-only change]
-recall:
-  policy: must  # keep this must
-  risk: high
-  triggers: [real browser, browser check]
-  topics: [frontend]
-created: 2024-01-02
----
-
-# Check pages in a real browser
-
-## Full Rule
-
-```text
-Open the page in a real browser and click through the change.
-```
-
-## Notes
-
-Written after the checkout incident.
-"""
-
 
 @pytest.fixture
 def target(data_dir: Path) -> Target:
@@ -79,7 +45,7 @@ def target(data_dir: Path) -> Target:
     return authoring.resolve_target(data_dir, data_dir, "global")
 
 
-def write_card(target: Target, status: str = "active", text: str = HAND_WRITTEN) -> Path:
+def write_card(target: Target, status: str = "active", text: str = HAND_WRITTEN_CARD) -> Path:
     path = target.root / "experiences" / status / "browser-check.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text.format(status=status), encoding="utf-8")
@@ -228,7 +194,7 @@ def test_merge_unions_phrases_appends_the_rule_and_keeps_comments(target: Target
 
 
 def test_merge_keeps_use_when_as_triggers_when_the_card_had_none(target: Target) -> None:
-    text = HAND_WRITTEN.replace("  triggers: [real browser, browser check]\n", "")
+    text = HAND_WRITTEN_CARD.replace("  triggers: [real browser, browser check]\n", "")
     existing = write_card(target, text=text)
     apply_new(plan_new(spec(title="Browser check for UI"), target), "merge", LATER)
     card = parse_card_text(read(existing), str(existing), "browser-check")
@@ -435,7 +401,9 @@ def test_enable_archive_restore_delete(target: Target) -> None:
 
 
 def test_enable_refuses_secrets_and_wrong_states(target: Target) -> None:
-    write_card(target, "draft", HAND_WRITTEN.replace("a real browser and", "AKIAABCDEFGHIJKLMNOP"))
+    write_card(
+        target, "draft", HAND_WRITTEN_CARD.replace("a real browser and", "AKIAABCDEFGHIJKLMNOP")
+    )
     with pytest.raises(CardError, match="AWS access key"):
         enable_card(locate(target), DAY)
     assert (target.root / "experiences" / "draft" / "browser-check.md").is_file()
@@ -465,7 +433,7 @@ def test_bundled_cards_are_read_only(data_dir: Path) -> None:
 
 def test_a_link_out_of_the_library_is_refused(target: Target, tmp_path: Path) -> None:
     outside = tmp_path / "outside.md"
-    outside.write_text(HAND_WRITTEN.format(status="active"), encoding="utf-8")
+    outside.write_text(HAND_WRITTEN_CARD.format(status="active"), encoding="utf-8")
     link = target.root / "experiences" / "active" / "browser-check.md"
     link.symlink_to(outside)
     with pytest.raises(UnsafeIdError, match="outside"):

@@ -11,38 +11,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
+from conftest import HAND_WRITTEN_CARD
 
 from ome.cli import cli
 
 BROWSER_PROMPT = "改完页面以后要做浏览器验收，在真实浏览器里点一遍"
-HAND_WRITTEN = """\
----
-schema: ome-card
-id: browser-check
-status: active
-title: Check pages in a real browser
-# why this card exists: a broken checkout page shipped
-summary: A visible change is done only after it was used in a real browser.
-team_owner: web-platform   # unknown key: must survive rewrites
-criteria:
-  use_when:
-    - a UI change is about to be reported as done
-  ignore_when: [backend-only change]
-recall:
-  policy: must  # keep this must
-  risk: high
-  triggers: [real browser, browser check]
-  topics: [frontend]
----
-
-# Check pages in a real browser
-
-## Full Rule
-
-```text
-Open the page in a real browser and click through the change.
-```
-"""
+HAND_WRITTEN = HAND_WRITTEN_CARD.format(status="active")
 
 
 def run(*args: str, env: dict[str, str] | None = None) -> Result:
