@@ -21,11 +21,14 @@ from ome.selection import (
     REJECT_DUPLICATE,
     REJECT_LIMIT,
     REJECT_RELATIVE,
+    REJECT_SUBSUMED,
     Assessment,
     assess_card,
     gate_card,
     home_clause,
     is_near_duplicate,
+    prompt_units,
+    subsumes,
     window_sizes,
 )
 from ome.signals import Registry
@@ -263,10 +266,24 @@ def recall(
     ranked = sorted(assessments, key=order)
     decisions: dict[int, str] = {}
     selected: list[tuple[int, Assessment]] = []
-    top_score = max((a.score for _, a in ranked if a.admitted), default=0)
+    shared = {p: prompt_units(a.card, env) for p, a in ranked if a.admitted}
+    subsumed = {
+        p
+        for p in shared
+        if any(
+            q != p
+            and index.cards[q].id != index.cards[p].id
+            and subsumes(shared[q], shared[p], weight)
+            for q in shared
+        )
+    }
+    top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
     for position, a in ranked:
         if not a.admitted:
             decisions[position] = a.rejection
+            continue
+        if position in subsumed:
+            decisions[position] = REJECT_SUBSUMED
             continue
         duplicate = next((s for s in selected if is_near_duplicate(s[1].card, a.card)), None)
         if duplicate is not None:

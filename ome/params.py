@@ -66,6 +66,10 @@ IGNORE_FUZZY_SHARE = 0.75
 MAX_CANDIDATES = 100
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
+# A returned card whose shared prompt units are all (but this share) another admitted card's,
+# which shares this many times their weight, is subsumed by it: the look-alike's narrower reading.
+SUBSUME_LEFT_SHARE = 0.1
+SUBSUME_RATIO = 1.5
 COLLAPSE_SIMILARITY = 0.6  # overlap coefficient of anchor units from which two cards are one lesson
 
 # --- Rendering (SPEC §5.11).
@@ -110,6 +114,8 @@ __all__ = [
     "SIGNAL_MAX",
     "SINGLE_WORD_QUALITY",
     "STRONG_COVER_WEIGHT",
+    "SUBSUME_LEFT_SHARE",
+    "SUBSUME_RATIO",
     "SUMMARY_SHORT_CHARS",
     "TOPIC_QUALITY",
     "USE_WHEN_FACTOR",

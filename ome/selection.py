@@ -34,6 +34,7 @@ REJECT_BELOW_THRESHOLD = "below_threshold"
 REJECT_WEAK = "insufficient_evidence"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
+REJECT_SUBSUMED = "subsumed_by_broader_match"
 REJECT_LIMIT = "over_limit"
 
 Weight = Callable[[str], float]
@@ -365,6 +366,28 @@ def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
     return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
 
 
+def prompt_units(card: IndexedCard, env: Envelope) -> frozenset[str]:
+    """The prompt's positive units that a card's description also holds."""
+    return card.descriptive_units & env.term_set
+
+
+def subsumes(broad: frozenset[str], narrow: frozenset[str], weight: Weight) -> bool:
+    """True when one card's shared prompt units contain another's and weigh clearly more.
+
+    Of two look-alike cards (a cache and its warm-up, an index and a migration), the one that
+    explains only a subset of what the other explains is the less specific reading of the same
+    request: its anchor words are the other card's words too, so they do not tell the two apart.
+    """
+    narrow_weight = _weight(narrow, weight)
+    if not narrow_weight:
+        return False
+    left = _weight(narrow - broad, weight)
+    return (
+        left <= params.SUBSUME_LEFT_SHARE * narrow_weight
+        and _weight(broad, weight) >= params.SUBSUME_RATIO * narrow_weight
+    )
+
+
 def card_signature(card: IndexedCard) -> frozenset[str]:
     """The units of a card's trigger, alias and title phrases, for near-duplicate detection."""
     return frozenset(
@@ -387,6 +410,7 @@ __all__ = [
     "REJECT_LIMIT",
     "REJECT_RELATIVE",
     "REJECT_ROUTING",
+    "REJECT_SUBSUMED",
     "REJECT_WEAK",
     "Assessment",
     "EvidenceItem",
@@ -397,5 +421,7 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "phrase_in_text",
+    "prompt_units",
+    "subsumes",
     "window_sizes",
 ]
