@@ -27,6 +27,7 @@ from ome.selection import (
     gate_card,
     home_clause,
     is_near_duplicate,
+    lexical_strength,
     prompt_units,
     subsumes,
     window_sizes,
@@ -295,14 +296,30 @@ def recall(
             else:
                 decisions[position] = REJECT_DUPLICATE
             continue
-        homes = [home_clause(s.card, env, weight) for _, s in selected]
-        unanchored = [h for h, (_, s) in zip(homes, selected, strict=True) if not s.strong_anchor]
-        if not a.strong_anchor and (
-            a.score < top_score * params.RELATIVE_FLOOR
-            or home_clause(a.card, env, weight) in unanchored
-        ):
-            decisions[position] = REJECT_RELATIVE
-            continue
+        if not a.strong_anchor:
+            if a.score < top_score * params.RELATIVE_FLOOR:
+                decisions[position] = REJECT_RELATIVE
+                continue
+            # Two unanchored cards from one clause are one task read twice: the one with the
+            # stronger lexical evidence keeps the clause, whichever came first in the fused
+            # order. Signals are left out: they fire for a whole area, not for one look-alike.
+            home = home_clause(a.card, env, weight)
+            rival = next(
+                (
+                    s
+                    for s in selected
+                    if not s[1].strong_anchor and home_clause(s[1].card, env, weight) == home
+                ),
+                None,
+            )
+            if rival is not None:
+                if lexical_strength(a) > lexical_strength(rival[1]):
+                    selected[selected.index(rival)] = (position, a)
+                    decisions[rival[0]] = REJECT_RELATIVE
+                    decisions[position] = ""
+                else:
+                    decisions[position] = REJECT_RELATIVE
+                continue
         if len(selected) >= opts.limit:
             decisions[position] = REJECT_LIMIT
             continue

@@ -331,7 +331,10 @@ def assess_card(
         solid_lexical = {
             i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH
         } & LEXICAL_FAMILIES
-        bypass = strong or (score >= params.ROUTING_BYPASS_SCORE and len(solid_lexical) >= 2)
+        described_alone = cosine >= params.DESCRIPTION_ALONE_COSINE and described >= 3
+        bypass = strong or (
+            score >= params.ROUTING_BYPASS_SCORE and (len(solid_lexical) >= 2 or described_alone)
+        )
         if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
     if not rejection:
@@ -354,6 +357,11 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
     )
+
+
+def lexical_strength(assessment: Assessment) -> float:
+    """The noisy-OR of a card's lexical evidence: what its own words found in the prompt."""
+    return noisy_or(i.strength for i in assessment.evidence if i.family in LEXICAL_FAMILIES)
 
 
 def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
@@ -420,6 +428,7 @@ __all__ = [
     "gate_card",
     "home_clause",
     "is_near_duplicate",
+    "lexical_strength",
     "phrase_in_text",
     "prompt_units",
     "subsumes",
