@@ -279,6 +279,18 @@ def recall(
         )
     }
     top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
+
+    def contest(
+        held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str
+    ) -> None:
+        """One slot, two cards: the winner holds it, the loser is rejected with `why`."""
+        if wins:
+            selected[selected.index(held)] = (position, a)
+            decisions[held[0]] = why
+            decisions[position] = ""
+        else:
+            decisions[position] = why
+
     for position, a in ranked:
         if not a.admitted:
             decisions[position] = a.rejection
@@ -289,12 +301,8 @@ def recall(
         duplicate = next((s for s in selected if is_near_duplicate(s[1].card, a.card)), None)
         if duplicate is not None:
             # One lesson, several copies: project beats global, a user's card beats a starter.
-            if LAYER_RANK.get(a.card.layer, 9) < LAYER_RANK.get(duplicate[1].card.layer, 9):
-                selected[selected.index(duplicate)] = (position, a)
-                decisions[duplicate[0]] = REJECT_DUPLICATE
-                decisions[position] = ""
-            else:
-                decisions[position] = REJECT_DUPLICATE
+            wins = LAYER_RANK.get(a.card.layer, 9) < LAYER_RANK.get(duplicate[1].card.layer, 9)
+            contest(duplicate, position, a, wins, REJECT_DUPLICATE)
             continue
         if not a.strong_anchor:
             if a.score < top_score * params.RELATIVE_FLOOR:
@@ -313,12 +321,8 @@ def recall(
                 None,
             )
             if rival is not None:
-                if lexical_strength(a) > lexical_strength(rival[1]):
-                    selected[selected.index(rival)] = (position, a)
-                    decisions[rival[0]] = REJECT_RELATIVE
-                    decisions[position] = ""
-                else:
-                    decisions[position] = REJECT_RELATIVE
+                wins = lexical_strength(a) > lexical_strength(rival[1])
+                contest(rival, position, a, wins, REJECT_RELATIVE)
                 continue
         if len(selected) >= opts.limit:
             decisions[position] = REJECT_LIMIT
