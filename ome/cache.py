@@ -17,9 +17,9 @@ import sys
 import time
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from itertools import compress
-from operator import itemgetter
+from operator import is_, itemgetter
 from pathlib import Path
 from typing import Any, NamedTuple, cast
 
@@ -686,6 +686,9 @@ def _update_part(
     key = _part_key(source, statuses, registry)
     scan_ns = time.time_ns()
     scanned = _scan(source, statuses)
+    warm = _warm_part(part_dir, key, scanned, fill_pinyin)
+    if warm is not None:
+        return warm
     old = _read_manifest(part_dir, key)
     if old is None:
         if not any(f.names for f in scanned) and not (part_dir / MANIFEST).exists():
@@ -743,6 +746,7 @@ def _update_part(
             written = _save_manifest(part_dir, old)
         part = _Part(source, part_dir, old)
         part.open()
+        _remember(part)
         pending = len(old["segments"]) > MAX_SEGMENTS
         reused = sum(len(f["names"]) for f in old["folders"]) - len(old["invalid"])
         return _PartResult(part, 0, reused, 0, True, written, pending)
@@ -787,7 +791,61 @@ def _update_part(
     written = _save_manifest(part_dir, manifest)
     part = _Part(source, part_dir, manifest)
     part.open()
+    _remember(part)
     return _PartResult(part, len(built), len(kept.slots), len(removed), left == 0, written, pending)
+
+
+# --- what a long-lived process keeps open ----------------------------------------------------
+# A process that loads the same library again (the warm hook server, one per data dir) reuses
+# the parts it opened and the index it merged from them, with everything decoded since, while
+# neither a card file nor the manifest on disk changed. A short-lived process never looks twice.
+MAX_WARM = 16
+_warm_parts: dict[str, tuple[list[tuple[int, int, int]], _Part]] = {}
+_warm_indexes: dict[tuple[Any, ...], tuple[tuple[_Part, ...], LoadedIndex]] = {}
+_warm_registries: dict[bytes, tuple[list[Any], Registry]] = {}
+_warm_matchers: dict[str, tuple[list[Any], ConceptMatcher]] = {}
+
+
+def _files_stat(part_dir: Path, manifest: Mapping[str, Any]) -> list[tuple[int, int, int]]:
+    """(size, mtime_ns, inode) of the manifest and each segment it names: any rewrite shows."""
+    stats = []
+    for name in (MANIFEST, *manifest["segments"]):
+        try:
+            st = os.stat(part_dir / name)
+            stats.append((st.st_size, st.st_mtime_ns, st.st_ino))
+        except OSError:
+            stats.append((-1, -1, -1))
+    return stats
+
+
+def _remember(part: _Part) -> None:
+    if len(_warm_parts) >= MAX_WARM:
+        _warm_parts.pop(next(iter(_warm_parts)))
+    _warm_parts[str(part.dir)] = (_files_stat(part.dir, part.manifest), part)
+
+
+def _warm_part(
+    part_dir: Path, key: Mapping[str, Any], scanned: list[_Folder], fill_pinyin: bool
+) -> _PartResult | None:
+    """The part this process opened before, if its manifest and every card file are unchanged."""
+    entry = _warm_parts.get(str(part_dir))
+    if entry is None:
+        return None
+    stat, part = entry
+    manifest = part.manifest
+    if (
+        stat != _files_stat(part_dir, manifest)
+        or manifest["key"] != key
+        or manifest["racy"]
+        or (manifest["pinyin_pending"] and (fill_pinyin or "pypinyin" in sys.modules))
+        or any(-1 in f.stats[0::3] for f in scanned)
+        or [(f["path"], f["status"], f["names"], f["stats"]) for f in manifest["folders"]]
+        != [(f.path, f.status, f.names, f.stats) for f in scanned]
+    ):
+        return None
+    reused = sum(len(f["names"]) for f in manifest["folders"]) - len(manifest["invalid"])
+    pending = len(manifest["segments"]) > MAX_SEGMENTS
+    return _PartResult(part, 0, reused, 0, True, False, pending)
 
 
 class _Kept:
@@ -1205,6 +1263,19 @@ def load_index(
             _load_part(source, statuses, registry, matcher, cache_dir, deadline, fill_pinyin)
         )
     parts = [r.part for r in results if r.part is not None]
+    memo_key = (tuple(source_list), tuple(statuses), registry.digest)
+    warm = _warm_indexes.get(memo_key)
+    if warm is not None and len(warm[0]) == len(parts) and all(map(is_, warm[0], parts)):
+        stats = replace(
+            warm[1].stats,
+            parsed=0,
+            reused=sum(r.reused for r in results),
+            removed=0,
+            written=False,
+            pending=any(r.pending for r in results),
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
+        return replace(warm[1], stats=stats)
     positions = _Positions(parts)
     cards = LazyCards(positions)
     postings = LazyPostings(positions)
@@ -1259,7 +1330,12 @@ def load_index(
         mode=mode,
         elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
     )
-    return LoadedIndex(index, library, stats, pinyin)
+    loaded = LoadedIndex(index, library, stats, pinyin)
+    if stats.complete:
+        if len(_warm_indexes) >= MAX_WARM:
+            _warm_indexes.pop(next(iter(_warm_indexes)))
+        _warm_indexes[memo_key] = (tuple(parts), loaded)
+    return loaded
 
 
 def _load_part(
@@ -1356,13 +1432,19 @@ def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     path = cache_dir / "matcher.json"
     coder = codec(ConceptMatcher)
     key = [CACHE_SCHEMA, registry.digest, coder.schema, _code_stamp()]
+    warm = _warm_matchers.get(registry.digest)
+    if warm is not None and warm[0] == key:
+        return warm[1]
     try:
         doc = orjson.loads(path.read_bytes())
         if doc[0] == key:
-            return cast(ConceptMatcher, coder.decode(doc[1]))
+            decoded = cast(ConceptMatcher, coder.decode(doc[1]))
+            _warm_matchers[registry.digest] = (key, decoded)
+            return decoded
     except (OSError, orjson.JSONDecodeError, IndexError, KeyError, TypeError, ValueError):
         pass
     matcher = build()
+    _warm_matchers[registry.digest] = (key, matcher)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
         write_atomic(path, orjson.dumps([key, coder.encode(matcher)]), durable=False)
@@ -1390,8 +1472,6 @@ def load_registry_cached(
     from ome.signals import registry_from_data
 
     packs = (*user_pack_paths(data_dir), *project_pack_paths(project_root))
-    if not packs or cache_dir is None:
-        return load_registry(data_dir, project_root)
     stamp: list[Any] = [CACHE_SCHEMA, _code_stamp(), str(data_dir), str(project_root)]
     for path in (resource_dir("signals") / REGISTRY_FILE, *packs):
         try:
@@ -1400,15 +1480,27 @@ def load_registry_cached(
         except OSError:
             stamp.append([str(path)])
     label = f"{data_dir}\0{project_root}".encode()
+    warm = _warm_registries.get(label)
+    if warm is not None and warm[0] == stamp:
+        return warm[1]
+    if len(_warm_registries) >= MAX_WARM:
+        _warm_registries.pop(next(iter(_warm_registries)))
+    if not packs or cache_dir is None:
+        registry = load_registry(data_dir, project_root)
+        _warm_registries[label] = (stamp, registry)
+        return registry
     path = cache_dir / f"registry-{zlib.crc32(label):08x}.json"
     try:
         doc = orjson.loads(path.read_bytes())
         if doc["stamp"] == stamp:
-            return registry_from_data(doc["data"])
+            registry = registry_from_data(doc["data"])
+            _warm_registries[label] = (stamp, registry)
+            return registry
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         pass
     data = load_registry_data(data_dir, project_root)
     registry = registry_from_data(data)
+    _warm_registries[label] = (stamp, registry)
     if time.time_ns() - max((s[3] for s in stamp[4:] if len(s) > 1), default=0) > RACY_NS:
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)

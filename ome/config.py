@@ -21,8 +21,8 @@ import orjson
 
 from ome.atomic import write_atomic
 from ome.errors import ConfigError
+from ome.server import DEFAULT_DIR_NAME, DEFAULT_IDLE_S, data_dir_path
 
-DEFAULT_DIR_NAME = ".oh-my-experience"
 CONFIG_YAML = "config.yaml"
 CONFIG_JSON = "config.json"
 CACHE_DIR = "cache"  # inside the data dir (SPEC §3): derived files, safe to delete
@@ -50,6 +50,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("library.starter_cards", bool, True, "search the bundled starter cards"),
     Setting("library.team", list, [], "paths of team card libraries (checked-out repositories)"),
     Setting("hook.deadline_ms", int, 1500, "the hook answers within this many milliseconds"),
+    Setting(
+        "hook.server",
+        bool,
+        True,
+        "keep a warm hook server for this data dir (a hook run then skips start-up and loading)",
+    ),
+    Setting(
+        "hook.server_idle_s", int, DEFAULT_IDLE_S, "the warm hook server exits after this idle time"
+    ),
     Setting(
         "hook.reminder_prompts",
         int,
@@ -99,12 +108,7 @@ class Config:
 
 def resolve_data_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The data dir: the explicit path, else `OME_HOME`, else `~/.oh-my-experience`."""
-    if explicit:
-        return Path(explicit).expanduser().absolute()
-    env = os.environ.get("OME_HOME")
-    if env:
-        return Path(env).expanduser().absolute()
-    return Path.home() / DEFAULT_DIR_NAME
+    return Path(data_dir_path(explicit))
 
 
 def _snake(key: str) -> str:

@@ -11,6 +11,15 @@ from __future__ import annotations
 import gc
 
 if __name__ == "__main__":
+    import sys
+    import time
+
+    _started = time.monotonic()  # the deadline counts from here, imports included
+    from ome import server
+
+    # A warm server answers and ends this process here, before the imports below; without
+    # one, `_forwarded` is None or the stdin bytes already read, which this process answers.
+    _forwarded = server.forward(sys.argv[1:])
     # A short-lived process: collecting cycles (from the imports on) costs more than it frees.
     gc.disable()
     # Before the imports below define their dataclasses: their methods come compiled.
@@ -22,13 +31,15 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from io import BytesIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from ome import server
 from ome.atomic import write_atomic
 from ome.engine import ABSTAIN_MAINTENANCE, is_maintenance_command
 from ome.providers import (
@@ -55,7 +66,7 @@ if TYPE_CHECKING:
     from ome.config import Config
     from ome.engine import RecallOptions, RecallResult
 
-MAX_STDIN_BYTES = 16 * 1024 * 1024
+MAX_STDIN_BYTES = server.MAX_STDIN_BYTES
 DEFAULT_DEADLINE_MS = 1500
 MAX_DEADLINE_MS = 10_000  # a misconfigured deadline must still end well before the agent's timeout
 # Card parsing (a cold or much-changed library) stops this long before the deadline, or at two
@@ -63,8 +74,7 @@ MAX_DEADLINE_MS = 10_000  # a misconfigured deadline must still end well before 
 RECALL_MARGIN_S = 0.4
 WAIT_STEP_S = 0.02
 SESSION_MAX_AGE_S = 7 * 24 * 3600
-# Set by `ome doctor` when it proves delivery: run the hook but record nothing.
-NO_RECORD_ENV = "OME_HOOK_NO_RECORD"
+NO_RECORD_ENV = server.NO_RECORD_ENV
 
 # Cursor's sessionStart index: how many cards and characters, and how much workspace text to read.
 SESSION_INDEX_CARDS = 12
@@ -95,15 +105,7 @@ class HookArgs:
 
 def parse_args(argv: Sequence[str]) -> HookArgs:
     """`--provider P [--event E] [--data-dir D]`; unknown arguments are ignored, never fatal."""
-    values = {"provider": "", "event": "", "data_dir": ""}
-    items = list(argv)
-    while items:
-        item = items.pop(0)
-        name, _, inline = item.partition("=")
-        key = name.lstrip("-").replace("-", "_")
-        if name.startswith("--") and key in values:
-            values[key] = inline if inline else (items.pop(0) if items else "")
-    return HookArgs(**values)
+    return HookArgs(**server.parse_hook_argv(tuple(argv)))
 
 
 def read_payload(data: bytes) -> dict[str, Any]:
@@ -191,6 +193,7 @@ class Answer:
     run: HookRun
     config: Config
     session: SessionState | None = None
+    warning: str = ""
 
 
 def fit_output(
@@ -219,13 +222,13 @@ def _base_run(provider: Provider, event: HookEvent, outcome: Outcome = "abstaine
     return HookRun(provider.name, event.name, event.kind, outcome, duration_ms=0.0)
 
 
-def _salt(data_dir: Path) -> bytes:
-    """The telemetry salt; with a corrupt salt file the run goes on without hashes or reminders."""
+def _salt(data_dir: Path) -> tuple[bytes, str]:
+    """The telemetry salt and a warning: with a corrupt salt file the run goes on without hashes
+    or reminders."""
     try:
-        return load_salt(data_dir)
+        return load_salt(data_dir), ""
     except OSError as exc:
-        _warn(str(exc))
-        return b""
+        return b"", str(exc)
 
 
 def answer_prompt(
@@ -246,7 +249,7 @@ def answer_prompt(
         recorded = replace(base, abstain_reason=ABSTAIN_MAINTENANCE)
         return Answer(empty_output(provider, event), recorded, config)
     workspace = open_workspace(config.data_dir, cwd, deadline=deadline)
-    salt = _salt(workspace.data_dir)
+    salt, warning = _salt(workspace.data_dir)
     session_key = (
         keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt and session_id else ""
     )
@@ -271,7 +274,7 @@ def answer_prompt(
         raw_prompt=prompt if config.get("privacy.save_raw_prompt") else None,
     )
     session = state.advance((i for i in ids if i not in reminders), window) if state else None
-    return Answer(output, recorded, config, session)
+    return Answer(output, recorded, config, session, warning)
 
 
 def workspace_text(root: Path) -> str:
@@ -362,7 +365,7 @@ def answer_session(
     context, ids = workspace_index(workspace, Path(cwd) if cwd else Path.cwd())
     output = encode_output(provider.build_output(event, context))
     session_id = payload_text(payload, provider.session_fields)
-    salt = _salt(workspace.data_dir) if session_id else b""
+    salt, warning = _salt(workspace.data_dir) if session_id else (b"", "")
     recorded = replace(
         _base_run(provider, event),
         outcome="matched" if ids else "abstained",
@@ -373,7 +376,7 @@ def answer_session(
         session=keyed_hash(salt, "session", f"{provider.name}:{session_id}") if salt else "",
         context_chars=len(context),
     )
-    return Answer(output, recorded, config)
+    return Answer(output, recorded, config, warning=warning)
 
 
 def answer_ack(
@@ -395,7 +398,7 @@ ANSWERS = {"prompt": answer_prompt, "session": answer_session, "ack": answer_ack
 
 
 class _Run:
-    """State shared between the waiting main thread and the worker computing the answer."""
+    """State shared between the waiting thread and the worker computing the answer."""
 
     def __init__(self, provider: Provider, args: HookArgs, start: float) -> None:
         self.provider = provider
@@ -448,14 +451,54 @@ class _Run:
         return True
 
 
-_warned = threading.Event()
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """One hook run's result: the agent's bytes, one stderr line, and the bookkeeping to do once
+    the agent has them (`finish` saves the session and records telemetry, returning a warning)."""
+
+    output: bytes
+    warning: str
+    in_time: bool
+    config: Config | None
+    finish: Callable[[], str]
+
+
+def handle(argv: Sequence[str], stdin: Any, start: float) -> Reply:
+    """One hook run: argv and stdin (a binary stream) of the agent, the deadline counted from
+    `start` (a `time.monotonic()` value). Never raises. Shared by the process and the server."""
+    args = parse_args(argv)
+    provider = PROVIDERS.get(args.provider)
+    if provider is None:
+        names = ", ".join(PROVIDER_NAMES)
+        return Reply(
+            b"", f"unknown provider {args.provider!r}; use one of: {names}", True, None, str
+        )
+    run = _Run(provider, args, start)
+    threading.Thread(target=run.work, args=(stdin,), name="ome-hook", daemon=True).start()
+    in_time = run.wait()
+    answer = run.answer if in_time else None
+    outcome: Outcome
+    if answer is not None:
+        outcome, error, output, warning = answer.run.outcome, "", answer.output, answer.warning
+    else:
+        output = empty_output(provider, run.event)
+        if not in_time:
+            outcome, error = "deadline", "deadline"
+            warning = f"no answer within the {int((run.deadline - start) * 1000)} ms deadline"
+        else:
+            exc = run.error
+            outcome, error = "error", type(exc).__name__
+            warning = f"{type(exc).__name__}: {exc}{_where(exc)}"
+
+    def finish() -> str:
+        duration_ms = (time.monotonic() - start) * 1000
+        return _record(run, run.answer, outcome, error, duration_ms)
+
+    return Reply(output, warning, in_time, run.config, finish)
 
 
 def _warn(message: str) -> None:
     """One line on stderr per run: the first problem, which is usually the cause of the rest."""
-    if _warned.is_set():
-        return
-    _warned.set()
     try:
         sys.stderr.write(f"ome hook: {' '.join(message.split())[:300]}\n")
         sys.stderr.flush()
@@ -483,14 +526,14 @@ def _write(output: bytes) -> None:
 
 def _record(
     run: _Run, answer: Answer | None, outcome: Outcome, error: str, duration_ms: float
-) -> None:
-    """Save the session state and append the telemetry line; failures only warn."""
+) -> str:
+    """Save the session state and append the telemetry line; a failure is returned, not raised."""
     if os.environ.get(NO_RECORD_ENV):
-        return
+        return ""
     try:
         if answer is None:
             if run.config is None:
-                return  # no readable config: nowhere to record, and no telling if allowed
+                return ""  # no readable config: nowhere to record, and no telling if allowed
             root, config = run.config.data_dir, run.config
             recorded = replace(_base_run(run.provider, run.event, outcome), error=error)
         else:
@@ -505,65 +548,57 @@ def _record(
             recorded = replace(recorded, duration_ms=duration_ms)
             record_run(root, recorded, int(config.get("telemetry.max_bytes")))
     except Exception as exc:  # recording is best effort; the agent already has its answer
-        _warn(f"could not record the run ({type(exc).__name__}: {exc})")
+        return f"could not record the run ({type(exc).__name__}: {exc})"
+    return ""
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the hook for `--provider P`; always returns 0 (exits 0 directly past the deadline)."""
+def main(
+    argv: Sequence[str] | None = None,
+    stdin: bytes | None = None,
+    start: float | None = None,
+    start_server: bool = False,
+) -> int:
+    """Run the hook for `--provider P`; always returns 0 (exits 0 directly past the deadline).
+
+    `stdin` is what a failed `server.forward` already read (else the process's stdin is read);
+    `start` when the run began; `start_server` starts the data dir's warm server afterwards.
+    """
     collecting = gc.isenabled()
     gc.disable()  # the run allocates much and frees little: cycle collection is wasted time
     try:
-        return _main(argv)
+        args = sys.argv[1:] if argv is None else argv
+        stream = BytesIO(stdin) if stdin is not None else getattr(sys.stdin, "buffer", None)
+        reply = handle(args, stream, time.monotonic() if start is None else start)
+        _write(reply.output)
+        record_warning = reply.finish()
+        if reply.warning or record_warning:
+            _warn(reply.warning or record_warning)
+        if not reply.in_time:
+            # The worker may still be inside recall; leave without waiting for it.
+            try:
+                sys.stdout.flush()
+                sys.stderr.flush()
+            finally:
+                os._exit(0)
+        config = reply.config
+        if start_server and config is not None and config.get("hook.server"):
+            server.spawn(str(config.data_dir))
+        return 0
     finally:
         if collecting:
             gc.enable()
 
 
-def _main(argv: Sequence[str] | None) -> int:
-    start = time.monotonic()
-    args = parse_args(sys.argv[1:] if argv is None else argv)
-    provider = PROVIDERS.get(args.provider)
-    if provider is None:
-        _warn(f"unknown provider {args.provider!r}; use one of: {', '.join(PROVIDER_NAMES)}")
-        return 0
-    run = _Run(provider, args, start)
-    stdin = getattr(sys.stdin, "buffer", None)
-    threading.Thread(target=run.work, args=(stdin,), name="ome-hook", daemon=True).start()
-    in_time = run.wait()
-    answer = run.answer if in_time else None
-    outcome: Outcome
-    if answer is not None:
-        outcome, error = answer.run.outcome, ""
-        _write(answer.output)
-    else:
-        _write(empty_output(provider, run.event))
-        if not in_time:
-            outcome, error = "deadline", "deadline"
-            _warn(f"no answer within the {int((run.deadline - start) * 1000)} ms deadline")
-        else:
-            exc = run.error
-            outcome, error = "error", type(exc).__name__
-            _warn(f"{type(exc).__name__}: {exc}{_where(exc)}")
-    duration_ms = (time.monotonic() - start) * 1000
-    _record(run, run.answer, outcome, error, duration_ms)
-    if not in_time:
-        # The worker may still be inside recall; leave without waiting for it.
-        try:
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(0)
-    return 0
-
-
 __all__ = [
     "Answer",
     "HookArgs",
+    "Reply",
     "SessionState",
     "answer_ack",
     "answer_prompt",
     "answer_session",
     "fit_output",
+    "handle",
     "load_session",
     "main",
     "parse_args",
@@ -576,7 +611,7 @@ __all__ = [
 ]
 
 if __name__ == "__main__":
-    status = main()
+    status = main(stdin=_forwarded, start=_started, start_server=True)
     dataclass_cache.save()
     # Skip the interpreter's teardown (freeing every module and object, ~10 ms): the answer is
     # written and recorded, and nothing else is buffered.

@@ -62,6 +62,8 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("OME_HOME", str(home / ".oh-my-experience"))
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
+    # No warm hook server outlives a test unless the test starts one itself (test_server.py).
+    monkeypatch.setenv("OME_HOOK_SERVER", "0")
     return home
 
 

@@ -2,10 +2,12 @@
 
 For each library size it writes a seeded synthetic library into a temp data dir, builds the card
 index cache from nothing (timed), then runs `python -c pass`, `python -m ome.hook` (what
-`ome hook install` writes) and the `ome hook run` console script alternately, and reports
-medians, p95, the ratio to the `python -c pass` floor and the peak RSS of each hook process. At
-the largest size it also edits one card and times the first hook run after the edit, checking
-that the run already returns the edited card.
+`ome hook install` writes; answered by the warm hook server its first run starts), the same
+with the server turned off (`OME_HOOK_SERVER=0`: every run starts, imports and loads on its
+own) and the `ome hook run` console script alternately, and reports medians, p95, the ratio to
+the `python -c pass` floor and the peak RSS of each hook process and of the server. At the
+largest size it also edits one card and times the first hook run after the edit, with and
+without the server, checking that the run already returns the edited card.
 
     python evals/bench/run.py [--sizes 34,1000,10000] [--runs N] [--out results.json]
 """
@@ -51,6 +53,9 @@ class Series:
     def p95(self) -> float:
         ordered = sorted(self.ms)
         return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+NO_SERVER = {"OME_HOOK_SERVER": "0"}
 
 
 def run_timed(
@@ -122,6 +127,37 @@ def make_library(root: Path, size: int, seed: int) -> tuple[Path, Path, Path]:
     return home, data_dir, work
 
 
+def server_pid(env: dict[str, str], cwd: Path, running: bool = True) -> int | None:
+    """Wait (up to 20 s) until the data dir's warm server is up, or down; its pid when up."""
+    code = "from ome import server; print(server.status(server.data_dir_path())['pid'] or '')"
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        out = subprocess.run(
+            [PYTHON, "-c", code], env=env, cwd=cwd, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        if bool(out) is running:
+            return int(out) if out else None
+        time.sleep(0.1)
+    raise SystemExit("the warm hook server did not " + ("start" if running else "stop"))
+
+
+def peak_rss_mib(pid: int) -> float:
+    """The high-water mark of a running process's resident memory (Linux), else 0."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def stop_server(env: dict[str, str], cwd: Path) -> None:
+    subprocess.run(
+        [PYTHON, "-m", "ome", "hook", "server", "stop"], env=env, cwd=cwd, capture_output=True
+    )
+
+
 def cache_state(data_dir: Path) -> list[tuple[str, int]]:
     """Manifests and their mtimes: a change means code or cards changed under the benchmark."""
     return sorted((str(p), p.stat().st_mtime_ns) for p in data_dir.rglob("manifest.json"))
@@ -157,31 +193,37 @@ def bench_size(
     try:
         home, data_dir, work = make_library(root, size, seed)
         env = bench_env(home, data_dir, code)
+        hook = [PYTHON, "-m", "ome.hook", "--provider", "claude"]
         commands = {
-            "python -c pass": [PYTHON, "-c", "pass"],
-            "python -m ome.hook": [PYTHON, "-m", "ome.hook", "--provider", "claude"],
-            "ome hook run": [console_script(), "hook", "run", "--provider", "claude"],
+            "python -c pass": ([PYTHON, "-c", "pass"], env),
+            "python -m ome.hook": (hook, env),
+            "python -m ome.hook, no server": (hook, {**env, **NO_SERVER}),
+            "ome hook run": ([console_script(), "hook", "run", "--provider", "claude"], env),
         }
         build_s = cold_build(data_dir, env, work)
-        for argv in commands.values():  # warm-up: bytecode, page cache
-            run_timed(argv, env, payload(synth.PROMPTS[0], work), work)
+        for argv, cmd_env in commands.values():  # warm-up: bytecode, page cache, the server
+            run_timed(argv, cmd_env, payload(synth.PROMPTS[0], work), work)
+        pid = server_pid(env, work)
         series = {name: Series(name) for name in commands}
         before = cache_state(data_dir)
         for i in range(runs):
             body = payload(synth.PROMPTS[i % len(synth.PROMPTS)], work)
-            for name, argv in commands.items():
-                ms, rss, out = run_timed(argv, env, body, work)
+            for name, (argv, cmd_env) in commands.items():
+                ms, rss, out = run_timed(argv, cmd_env, body, work)
                 series[name].ms.append(ms)
                 series[name].rss_mib.append(rss)
                 series[name].matched += b"additionalContext" in out
         if cache_state(data_dir) != before:
             print(f"warning: the cache was rebuilt during the {size} run", file=sys.stderr)
+        if server_pid(env, work) != pid:
+            print(f"warning: the server was replaced during the {size} run", file=sys.stderr)
         floor = series["python -c pass"].median
         result: dict[str, object] = {
             "size": size,
             "runs": runs,
             "cold_build_s": round(build_s, 2),
             "floor_ms": round(floor, 1),
+            "server_peak_rss_mib": round(peak_rss_mib(pid), 1) if pid else None,
             "commands": {
                 name: {
                     "median_ms": round(s.median, 1),
@@ -194,7 +236,12 @@ def bench_size(
             },
         }
         if edits:
-            result["edit"] = bench_edit(data_dir, work, env, commands, edits, floor)
+            result["edit"] = bench_edit(data_dir, work, env, hook, edits, floor)
+            result["edit_no_server"] = bench_edit(
+                data_dir, work, {**env, **NO_SERVER}, hook, edits, floor, first=edits
+            )
+        stop_server(env, work)
+        server_pid(env, work, running=False)
         return result
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -204,16 +251,16 @@ def bench_edit(
     data_dir: Path,
     work: Path,
     env: dict[str, str],
-    commands: dict[str, list[str]],
+    argv: list[str],
     edits: int,
     floor: float,
+    first: int = 0,
 ) -> dict[str, object]:
     """Edit one card, then time the first hook run; it must already return that card."""
     cards = sorted((data_dir / "experiences" / "active").glob("*.md"))
-    argv = commands["python -m ome.hook"]
     times: list[float] = []
     seen = 0
-    for n in range(edits):
+    for n in range(first, first + edits):
         target = cards[(n * 7919) % len(cards)]
         prompt = edit_card(target, n)
         ms, _, out = run_timed(argv, env, payload(prompt, work), work)
@@ -243,18 +290,24 @@ def markdown(results: list[dict[str, object]]) -> str:
             )
     lines += [
         "",
-        "| cards | cold index build s | first hook after editing one card |",
-        "|---:|---:|---|",
+        "| cards | cold index build s | server peak RSS MiB | first hook after editing one card"
+        " | the same, no server |",
+        "|---:|---:|---:|---|---|",
     ]
-    for r in results:
-        edit = r.get("edit")
-        after = (
-            f"{edit['median_ms']} ms median of {edit['runs']} = {edit['ratio']}x floor,"  # type: ignore[index]
-            f" saw the edit {edit['saw_edit']}"  # type: ignore[index]
-            if edit
-            else "-"
+
+    def after(edit: object) -> str:
+        if not isinstance(edit, dict):
+            return "-"
+        return (
+            f"{edit['median_ms']} ms median of {edit['runs']} = {edit['ratio']}x floor,"
+            f" saw the edit {edit['saw_edit']}"
         )
-        lines.append(f"| {r['size']:,} | {r['cold_build_s']} | {after} |")
+
+    for r in results:
+        lines.append(
+            f"| {r['size']:,} | {r['cold_build_s']} | {r['server_peak_rss_mib']} |"
+            f" {after(r.get('edit'))} | {after(r.get('edit_no_server'))} |"
+        )
     return "\n".join(lines)
 
 

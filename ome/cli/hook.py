@@ -54,10 +54,59 @@ def hook_group() -> None:
 @data_dir_option
 def run_command(provider: str, event: str, data_dir: str | None) -> None:
     """Read the agent's JSON on stdin and print the JSON it parses; always exits 0."""
+    import time
+
+    from ome import server
+
+    start = time.monotonic()
+    args = ["--provider", provider, "--event", event, "--data-dir", data_dir or ""]
+    forwarded = server.forward(args)  # a warm server answers and exits the process here
     from ome.hook import main
 
-    args = ["--provider", provider, "--event", event, "--data-dir", data_dir or ""]
-    raise SystemExit(main(args))
+    raise SystemExit(main(args, stdin=forwarded, start=start, start_server=True))
+
+
+@hook_group.group("server")
+def server_group() -> None:
+    """The warm hook server: one resident process per data dir that answers hook runs.
+
+    The first hook run of a data dir starts it; it exits after `hook.server_idle_s` idle
+    seconds or when ome is upgraded. `ome config set hook.server false` (or OME_HOOK_SERVER=0)
+    turns it off; hooks then run wholly in their own process.
+    """
+
+
+@server_group.command("status")
+@data_dir_option
+@json_option
+def server_status_command(data_dir: str | None, as_json: bool) -> None:
+    """Say whether a server runs for the data dir, with its pid and socket."""
+    from ome import server
+
+    doc = server.status(server.data_dir_path(data_dir))
+    if as_json:
+        emit_json({"ok": True, **doc})
+        return
+    if doc["running"]:
+        click.echo(f"running (pid {doc['pid']}) on {doc['socket']}")
+    elif doc["socket"] is None:
+        click.echo("not available here: no Unix sockets, or the data dir path is too long")
+    else:
+        click.echo("not running; the next hook run starts it")
+
+
+@server_group.command("stop")
+@data_dir_option
+@json_option
+def server_stop_command(data_dir: str | None, as_json: bool) -> None:
+    """Stop the data dir's server (the next hook run starts a fresh one)."""
+    from ome import server
+
+    stopped = server.stop(server.data_dir_path(data_dir))
+    if as_json:
+        emit_json({"ok": True, "stopped": stopped})
+        return
+    click.echo("stopped" if stopped else "no server was running")
 
 
 def _echo_result(result: Any, as_json: bool) -> None:
