@@ -92,7 +92,24 @@ def run_doctor(data_dir: str | Path | None, cwd: Path) -> tuple[Check, ...]:
         )
     )
     checks.extend(hook_checks(root, cwd))
+    checks.append(_server_check(str(root), bool(config.get("hook.server"))))
     return tuple(checks)
+
+
+def _server_check(root: str, enabled: bool) -> Check:
+    """Whether the warm hook server is on, running, or unavailable here (never an error)."""
+    from ome import server
+
+    state = server.status(root)
+    if not enabled or not state["enabled_by_env"]:
+        return Check("hook_server", "ok", "off: every hook run works alone")
+    if state["socket"] is None:
+        return Check(
+            "hook_server", "ok", "unavailable here (no Unix sockets, or the data dir path is long)"
+        )
+    if state["running"]:
+        return Check("hook_server", "ok", f"running (pid {state['pid']}) on {state['socket']}")
+    return Check("hook_server", "ok", "not running; the next hook run starts it")
 
 
 __all__ = ["Check", "run_doctor"]

@@ -209,6 +209,9 @@ def test_status_and_stop_from_the_command_line(home: Path) -> None:
         subprocess.run([*ome, "hook", "server", "status", "--json"], capture_output=True).stdout
     )
     assert on["running"] is True and on["socket"] == server.socket_path(str(home))
+    doctor = json.loads(subprocess.run([*ome, "doctor", "--json"], capture_output=True).stdout)
+    check = next(c for c in doctor["checks"] if c["name"] == "hook_server")
+    assert check["message"].startswith(f"running (pid {on['pid']})")
     stop = subprocess.run([*ome, "hook", "server", "stop"], capture_output=True, text=True)
     assert stop.stdout.strip() == "stopped"
     assert not server.status(str(home))["running"]
