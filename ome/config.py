@@ -49,7 +49,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("recall.budget_chars", int, 6000, "character budget of the injected context"),
     Setting("library.starter_cards", bool, True, "search the bundled starter cards"),
     Setting("library.team", list, [], "paths of team card libraries (checked-out repositories)"),
-    Setting("hook.deadline_ms", int, 1500, "the hook answers within this many milliseconds"),
+    Setting(
+        "hook.deadline_ms",
+        int,
+        1500,
+        "the hook answers within this many milliseconds (at most 4000: agents stop at 5 s)",
+    ),
     Setting(
         "hook.server",
         bool,

@@ -43,6 +43,7 @@ from ome import server
 from ome.atomic import write_atomic
 from ome.engine import ABSTAIN_MAINTENANCE, is_maintenance_command
 from ome.providers import (
+    AGENT_TIMEOUT_S,
     MAX_OUTPUT_CHARS,
     PROVIDER_NAMES,
     PROVIDERS,
@@ -68,7 +69,9 @@ if TYPE_CHECKING:
 
 MAX_STDIN_BYTES = server.MAX_STDIN_BYTES
 DEFAULT_DEADLINE_MS = 1500
-MAX_DEADLINE_MS = 10_000  # a misconfigured deadline must still end well before the agent's timeout
+# A configured deadline ends a second before the agent's own kill timeout, or it would answer
+# nothing: the agent stops waiting first.
+MAX_DEADLINE_MS = (AGENT_TIMEOUT_S - 1) * 1000
 # Card parsing (a cold or much-changed library) stops this long before the deadline, or at two
 # thirds of it, so recall on what was parsed still answers in time; a background builder finishes.
 RECALL_MARGIN_S = 0.4

@@ -42,9 +42,10 @@ LOCK_NAME = "server.lock"
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 # The longest socket path every platform binds (sun_path is 104-108 bytes).
 MAX_SOCKET_PATH = 100
-# How long a client waits for the server's answer before answering in process with what is left
-# of its deadline: under the agents' 5 s kill timeout (providers.AGENT_TIMEOUT_S).
-REPLY_TIMEOUT_S = 3.0
+# How long a client waits for the server's answer. The server answers within the configured
+# deadline (at most 4 s: `ome.hook.MAX_DEADLINE_MS`); past this, the client answers in process
+# with what is left of its own deadline (nothing), still inside the agents' 5 s kill timeout.
+REPLY_TIMEOUT_S = 4.2
 # How long the server waits for a connected client to send its request.
 REQUEST_TIMEOUT_S = 2.0
 ANSWERED, RETRY = b"A", b"R"
@@ -326,12 +327,15 @@ class Server:
 
     def warm_up(self) -> None:
         """Load config, registry and the global card index once, as the first request would."""
+        import gc
+
         from ome.api import open_workspace
 
         try:
             self.configure(open_workspace(self.data_dir, self.data_dir).config)
         except Exception:  # a broken library is the requests' business to report
             pass
+        gc.freeze()  # what was loaded lives as long as the server: collections skip it
 
     def configure(self, config: Config | None) -> None:
         if config is not None:
