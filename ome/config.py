@@ -53,7 +53,7 @@ SETTINGS: tuple[Setting, ...] = (
         "hook.deadline_ms",
         int,
         1500,
-        "the hook answers within this many milliseconds (at most 4000: agents stop at 5 s)",
+        "the hook answers within this many milliseconds (installed agents wait 5 s)",
     ),
     Setting(
         "hook.server",

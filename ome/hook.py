@@ -43,7 +43,6 @@ from ome import server
 from ome.atomic import write_atomic
 from ome.engine import ABSTAIN_MAINTENANCE, is_maintenance_command
 from ome.providers import (
-    AGENT_TIMEOUT_S,
     MAX_OUTPUT_CHARS,
     PROVIDER_NAMES,
     PROVIDERS,
@@ -69,9 +68,9 @@ if TYPE_CHECKING:
 
 MAX_STDIN_BYTES = server.MAX_STDIN_BYTES
 DEFAULT_DEADLINE_MS = 1500
-# A configured deadline ends a second before the agent's own kill timeout, or it would answer
-# nothing: the agent stops waiting first.
-MAX_DEADLINE_MS = (AGENT_TIMEOUT_S - 1) * 1000
+# The longest deadline a config may set. Past the agents' 5 s kill timeout that the installers
+# write (providers.AGENT_TIMEOUT_S) a deadline needs a longer timeout set in the agent by hand.
+MAX_DEADLINE_MS = 10_000
 # Card parsing (a cold or much-changed library) stops this long before the deadline, or at two
 # thirds of it, so recall on what was parsed still answers in time; a background builder finishes.
 RECALL_MARGIN_S = 0.4

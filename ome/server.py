@@ -42,9 +42,9 @@ LOCK_NAME = "server.lock"
 MAX_STDIN_BYTES = 16 * 1024 * 1024
 # The longest socket path every platform binds (sun_path is 104-108 bytes).
 MAX_SOCKET_PATH = 100
-# How long a client waits for the server's answer. The server answers within the configured
-# deadline (at most 4 s: `ome.hook.MAX_DEADLINE_MS`); past this, the client answers in process
-# with what is left of its own deadline (nothing), still inside the agents' 5 s kill timeout.
+# How long a client waits for the server's answer, which comes within the configured deadline
+# (1.5 s by default). Past this the client answers in process with what is left of its own
+# deadline, inside the agents' 5 s kill timeout when the deadline is under 4.2 s.
 REPLY_TIMEOUT_S = 4.2
 # How long the server waits for a connected client to send its request.
 REQUEST_TIMEOUT_S = 2.0
