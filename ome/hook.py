@@ -14,7 +14,7 @@ if __name__ == "__main__":
     import sys
     import time
 
-    _started = time.monotonic()  # the deadline counts from here, imports included
+    _started = time.monotonic()
     from ome import server
 
     # A warm server answers and ends this process here, before the imports below; without
@@ -613,7 +613,11 @@ __all__ = [
 ]
 
 if __name__ == "__main__":
-    status = main(stdin=_forwarded, start=_started, start_server=True)
+    # After a server that took the payload and did not answer, the deadline counts from the
+    # process start (the agent's clock); otherwise from here, once the imports are done.
+    status = main(
+        stdin=_forwarded, start=_started if _forwarded is not None else None, start_server=True
+    )
     dataclass_cache.save()
     # Skip the interpreter's teardown (freeing every module and object, ~10 ms): the answer is
     # written and recorded, and nothing else is buffered.

@@ -63,7 +63,11 @@ def run_command(provider: str, event: str, data_dir: str | None) -> None:
     forwarded = server.forward(args)  # a warm server answers and exits the process here
     from ome.hook import main
 
-    raise SystemExit(main(args, stdin=forwarded, start=start, start_server=True))
+    raise SystemExit(
+        main(
+            args, stdin=forwarded, start=start if forwarded is not None else None, start_server=True
+        )
+    )
 
 
 @hook_group.group("server")
