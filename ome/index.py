@@ -111,10 +111,19 @@ def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
         # A code token is matched as a phrase; its parts carry the coverage.
         if kind == "code" or term in stopwords:
             continue
-        for c_start, c_end in covered:
-            if start < c_end and c_start < end:
-                break
-        else:
+        overlapping = [(s, e) for s, e in covered if start < e and s < end]
+        if not overlapping:
+            units.setdefault(term, None)
+        elif (
+            kind == "han"
+            and end - start == 2
+            and any(
+                text.lower[i] not in stopwords and not any(s <= i < e for s, e in overlapping)
+                for i in range(start, end)
+            )
+        ):
+            # A Han bigram reaching past a concept keeps the content character the concept
+            # leaves out: 伪本地化 is not 本地化 (日志里 still is 日志).
             units.setdefault(term, None)
     return tuple(units)
 

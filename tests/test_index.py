@@ -145,8 +145,14 @@ def reference_units(
     for token in reference_tokenize(original):
         if token.term in stopwords or token.kind == "code":
             continue
-        if any(token.start < end and start < token.end for start, end in covered):
-            continue
+        inside = {i for start, end in covered for i in range(start, end)}
+        outside = [original.lower()[i] for i in range(token.start, token.end) if i not in inside]
+        if len(outside) < token.end - token.start:  # the token overlaps a concept
+            # Only a Han bigram with a content character of its own outside every concept stays.
+            if token.kind != "han" or len(token.term) != 2:
+                continue
+            if all(ch in stopwords for ch in outside):
+                continue
         units.setdefault(token.term, None)
     return tuple(units)
 
@@ -409,3 +415,20 @@ def test_han_terms_are_found_whatever_their_first_character() -> None:
     )
     for text in ("cpu 占用很高", "x cpu 占用 cpu 占用", "占用", "é-b a-b", "a-b", "plain", ""):
         assert matcher.find(text) == reference_find(matcher, text), text
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # The concept 本地化 leaves 伪 (pseudo-) out: the bigram that carries it stays a unit.
+        ("伪本地化", ("§i18n", "伪本")),
+        # 里 is a stopword character: 日志里 is still only the concept 日志.
+        ("日志里", ("§log",)),
+        ("本地化", ("§i18n",)),
+    ],
+)
+def test_a_han_bigram_past_a_concept_keeps_its_content_character(
+    text: str, expected: tuple[str, ...]
+) -> None:
+    matcher, stopwords = vocabulary()
+    assert analyse_units(text, matcher, stopwords) == expected
