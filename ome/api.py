@@ -19,7 +19,7 @@ from ome.cache import (
     load_registry_cached,
     spawn_builder,
 )
-from ome.concepts import ConceptMatcher, build_concept_matcher
+from ome.concepts import ConceptMatcher
 from ome.config import CACHE_DIR, Config, load_config_cached, resolve_data_dir
 from ome.engine import RecallOptions, RecallResult, recall
 from ome.index import CardIndex, build_index, index_card
@@ -46,7 +46,7 @@ class Workspace:
 
 @functools.lru_cache(maxsize=4)
 def _matcher_for(digest: str, registry: Registry) -> ConceptMatcher:
-    return build_concept_matcher((c.id, c.terms) for c in registry.vocabulary.concepts)
+    return registry.vocabulary.concept_matcher()
 
 
 def concept_matcher(registry: Registry) -> ConceptMatcher:

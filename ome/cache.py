@@ -28,7 +28,7 @@ import orjson
 from ome import params
 from ome.atomic import write_atomic
 from ome.cards import Status
-from ome.concepts import ConceptMatcher, build_concept_matcher
+from ome.concepts import ConceptMatcher
 from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
 from ome.index import CardIndex, IndexedCard, build_index, card_postings, index_card
@@ -1425,7 +1425,7 @@ def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     """The registry's concept matcher, decoded from the cache when its digest matches."""
 
     def build() -> ConceptMatcher:
-        return build_concept_matcher((c.id, c.terms) for c in registry.vocabulary.concepts)
+        return registry.vocabulary.concept_matcher()
 
     if cache_dir is None:
         return build()

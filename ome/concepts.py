@@ -27,10 +27,12 @@ class ConceptHit:
 
 @dataclass(frozen=True, slots=True)
 class ConceptMatcher:
-    """Han terms are found as substrings; other terms as whole-token sequences."""
+    """Han terms are found as substrings, also across one infix character between two Han
+    characters (an aspect particle: 改完密码 holds 改密码); other terms as whole-token sequences."""
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
+    han_infixes: str = ""  # single characters a Han term may hold inside it in a text
     # han_terms by their first non-ASCII character (a text holding a term holds that
     # character): only terms keyed by a character of the text are searched for, and ASCII
     # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).
@@ -81,13 +83,38 @@ class ConceptMatcher:
         """(start, concept, end) of every Han surface term in the text, as `find` sees them."""
         if text.isascii() and not self._ascii_han_terms:
             return []
+        hits = self._substring_hits(text, None)
+        if any(c in text for c in self.han_infixes):
+            # The text again without the infixes that sit between two Han characters; only
+            # terms found across a removed infix are new.
+            kept = [
+                i
+                for i, c in enumerate(text)
+                if not (
+                    c in self.han_infixes
+                    and 0 < i < len(text) - 1
+                    and is_han(text[i - 1])
+                    and is_han(text[i + 1])
+                )
+            ]
+            if len(kept) < len(text):
+                hits.extend(self._substring_hits("".join(text[i] for i in kept), kept))
+        return hits
+
+    def _substring_hits(self, text: str, positions: list[int] | None) -> list[tuple[int, str, int]]:
+        """Han terms in `text`; with `positions` (the original index of each character of a
+        text with infixes removed), only those spanning a removed infix, in original offsets."""
         hits: list[tuple[int, str, int]] = []
         by_char = self._han_by_char
         for char in by_char.keys() & set(text):
             for surface, concept in by_char[char]:
                 start = text.find(surface)
                 while start >= 0:
-                    hits.append((start, concept, start + len(surface)))
+                    end = start + len(surface)
+                    if positions is None:
+                        hits.append((start, concept, end))
+                    elif positions[end - 1] - positions[start] >= len(surface):
+                        hits.append((positions[start], concept, positions[end - 1] + 1))
                     start = text.find(surface, start + 1)
         return hits
 
@@ -115,8 +142,10 @@ class ConceptMatcher:
         return tuple(sorted({h.concept for h in self.find(text)}))
 
 
-def build_concept_matcher(concepts: Iterable[tuple[str, Iterable[str]]]) -> ConceptMatcher:
-    """Compile (concept id, surface terms) pairs into a matcher."""
+def build_concept_matcher(
+    concepts: Iterable[tuple[str, Iterable[str]]], han_infixes: Iterable[str] = ()
+) -> ConceptMatcher:
+    """Compile (concept id, surface terms) pairs, and the infix characters, into a matcher."""
     han: dict[str, str] = {}
     words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for concept, surfaces in concepts:
@@ -135,6 +164,7 @@ def build_concept_matcher(concepts: Iterable[tuple[str, Iterable[str]]]) -> Conc
     return ConceptMatcher(
         han_terms=tuple(sorted(han.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
         word_terms={k: tuple(sorted(v)) for k, v in sorted(words.items())},
+        han_infixes="".join(sorted(set(han_infixes))),
     )
 
 

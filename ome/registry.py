@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 import orjson
 
+from ome.analysis import is_han
 from ome.atomic import write_atomic
 from ome.errors import RegistryError
 from ome.resources import resource_dir
@@ -66,7 +67,7 @@ STOPWORD_KEYS = frozenset({"en", "zh"})
 # Cue lists of the envelope file: each maps a language to phrases.
 CUE_KEYS = ("negation_cues", "exclusion_cues", "focus_cues", "background_cues")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, "task_types", "surfaces", "operations"})
-LEXICON_KEYS = frozenset({"concepts"})
+LEXICON_KEYS = frozenset({"concepts", "han_infixes"})
 CONCEPT_KEYS = frozenset({"id", "terms"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -521,6 +522,16 @@ def _read_concepts(path: Path) -> list[dict[str, Any]]:
     return [{"id": key, "terms": concepts[key]} for key in sorted(concepts)]
 
 
+def _read_han_infixes(path: Path) -> list[str]:
+    check = _Checker(path)
+    body = check.mapping(_load_yaml(path), "the lexicon file", LEXICON_KEYS)
+    infixes = check.strings(body.get("han_infixes", []), "`han_infixes`")
+    for infix in infixes:
+        if len(infix) != 1 or not is_han(infix):
+            raise check.fail(f"`han_infixes`: {infix!r} is not one Han character")
+    return sorted(set(infixes))
+
+
 def read_vocabulary(directory: Path) -> dict[str, Any]:
     """Stopwords, envelope vocabulary and lexicon from `directory`, validated and normalised."""
     stop_path = directory / "stopwords.yaml"
@@ -548,6 +559,7 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
         "surfaces": _labelled_terms(env_check, envelope.get("surfaces"), "surfaces"),
         "operations": _labelled_terms(env_check, envelope.get("operations"), "operations"),
         "concepts": _read_concepts(directory / "lexicon.yaml"),
+        "han_infixes": _read_han_infixes(directory / "lexicon.yaml"),
     }
 
 

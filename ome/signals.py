@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
+from ome.concepts import ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 
 Polarity = Literal["positive", "negative"]
@@ -102,6 +103,11 @@ class Vocabulary:
     surfaces: tuple[tuple[str, tuple[str, ...]], ...]
     operations: tuple[tuple[str, tuple[str, ...]], ...]
     concepts: tuple[Concept, ...]
+    han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
+
+    def concept_matcher(self) -> ConceptMatcher:
+        """A matcher of these concepts (build it once: callers cache it)."""
+        return build_concept_matcher(((c.id, c.terms) for c in self.concepts), self.han_infixes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,6 +494,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
             Concept(id=item["id"], terms=_strings(item["terms"]))
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),
+        han_infixes=_strings(data.get("han_infixes")),
     )
 
 

@@ -34,7 +34,7 @@ from ome.analysis import (
 )
 from ome.cache import contribution
 from ome.cards import Card, card_from_mapping, parse_card_text
-from ome.concepts import ConceptHit, ConceptMatcher, build_concept_matcher, concept_token
+from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.evaluate import generate_noise_cards
 from ome.index import (
     IndexedCard,
@@ -119,10 +119,28 @@ def han_terms_by_first(matcher: ConceptMatcher) -> dict[str, list[tuple[str, str
 
 def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]:
     hits: set[ConceptHit] = set()
+    # Infix characters between two Han characters may sit inside a term (改完密码 holds 改密码).
+    skippable = {
+        i
+        for i in range(1, len(text) - 1)
+        if text[i] in matcher.han_infixes and is_han(text[i - 1]) and is_han(text[i + 1])
+    }
     for start, char in enumerate(text):
         for surface, concept in han_terms_by_first(matcher).get(char, ()):
             if text.startswith(surface, start):
                 hits.add(ConceptHit(concept, start, start + len(surface)))
+            if start in skippable:
+                continue
+            at, matched, skipped = start, 0, False
+            while matched < len(surface) and at < len(text):
+                if matched and at in skippable:
+                    at, skipped = at + 1, True
+                elif text[at] == surface[matched]:
+                    at, matched = at + 1, matched + 1
+                else:
+                    break
+            if matched == len(surface) and skipped:
+                hits.add(ConceptHit(concept, start, at))
     ascii_tokens = [t for t in reference_tokenize(text) if t.kind in SEQUENCE_KINDS]
     words = [t.term for t in ascii_tokens]
     for i, word in enumerate(words):
@@ -332,7 +350,7 @@ def card_set(name: str) -> tuple[Card, ...]:
 @cache
 def vocabulary() -> tuple[ConceptMatcher, frozenset[str]]:
     registry = load_registry()
-    matcher = build_concept_matcher((c.id, c.terms) for c in registry.vocabulary.concepts)
+    matcher = registry.vocabulary.concept_matcher()
     return matcher, registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
 
 

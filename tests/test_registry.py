@@ -251,6 +251,24 @@ def test_lexicon_terms_belong_to_one_concept(tmp_path: Path) -> None:
         compile_registry([], vocabulary)
 
 
+@pytest.mark.parametrize("infix", ["ab", "a", "了了"])
+def test_han_infixes_are_single_han_characters(tmp_path: Path, infix: str) -> None:
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(
+        vocabulary / "lexicon.yaml",
+        f"han_infixes: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
+    )
+    with pytest.raises(RegistryError, match="is not one Han character"):
+        compile_registry([], vocabulary)
+
+
+def test_the_compiled_registry_carries_the_han_infixes() -> None:
+    vocabulary = load_registry().vocabulary
+    assert vocabulary.han_infixes and all(len(c) == 1 for c in vocabulary.han_infixes)
+    assert vocabulary.concept_matcher().han_infixes == "".join(sorted(vocabulary.han_infixes))
+
+
 @pytest.mark.parametrize(
     ("statement", "forbidden"),
     [

@@ -1,0 +1,56 @@
+"""The concept matcher: Han terms as substrings (also across one infix), words as sequences."""
+
+from __future__ import annotations
+
+import pytest
+
+from ome.concepts import build_concept_matcher
+
+MATCHER = build_concept_matcher(
+    [
+        ("change_password", ["改密码", "change password"]),
+        ("password", ["密码", "password"]),
+        ("branch_delete", ["删分支", "delete branch"]),
+        ("migration", ["迁移", "migration"]),
+    ],
+    han_infixes=["了", "完", "过", "掉"],
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("改密码", [(0, "change_password", 3), (1, "password", 3)]),
+        # One particle between verb and object: the term is found across it, in text offsets.
+        ("用户改完密码以后", [(2, "change_password", 6), (4, "password", 6)]),
+        ("删了分支", [(0, "branch_delete", 4)]),
+        ("删掉了分支", [(0, "branch_delete", 5)]),
+        # An infix only counts between two Han characters.
+        ("了改密码", [(1, "change_password", 4), (2, "password", 4)]),
+        ("删了 分支", []),
+        # No term spans the particle: nothing new is made up around it.
+        ("完成迁移", [(2, "migration", 4)]),
+        ("change password", []),
+    ],
+)
+def test_han_terms_are_found_across_one_infix(
+    text: str, expected: list[tuple[int, str, int]]
+) -> None:
+    assert sorted(MATCHER.han_hits(text)) == expected
+
+
+def test_without_infixes_a_split_term_is_not_found() -> None:
+    plain = build_concept_matcher([("change_password", ["改密码"])])
+    assert plain.han_hits("改完密码") == [] and plain.han_hits("改密码") == [
+        (0, "change_password", 3)
+    ]
+
+
+def test_find_merges_han_and_word_hits_in_order() -> None:
+    hits = MATCHER.find("改完密码 then change password")
+    assert [(h.start, h.concept) for h in hits] == [
+        (0, "change_password"),
+        (2, "password"),
+        (10, "change_password"),
+        (17, "password"),
+    ]
