@@ -16,8 +16,8 @@ from ome.evaluate import compute_metrics, evaluate_suites
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Measured pass rates when the bound was last raised (see the README's quality section).
-OWN_SUITE_FLOORS = {"dev.json": 0.8, "test.json": 0.6}
+# Below the pass rates measured when the bound was last raised (dev 0.89, test 0.70; README).
+OWN_SUITE_FLOORS = {"dev.json": 0.85, "test.json": 0.67}
 
 
 @needs_reference
