@@ -19,7 +19,7 @@ if __name__ == "__main__":
 
     # A warm server answers and ends this process here, before the imports below; without
     # one, `_forwarded` is None or the stdin bytes already read, which this process answers.
-    _forwarded = server.forward(sys.argv[1:])
+    _forwarded, _waited = server.forward(sys.argv[1:])
     # A short-lived process: collecting cycles (from the imports on) costs more than it frees.
     gc.disable()
     # Before the imports below define their dataclasses: their methods come compiled.
@@ -615,9 +615,7 @@ __all__ = [
 if __name__ == "__main__":
     # After a server that took the payload and did not answer, the deadline counts from the
     # process start (the agent's clock); otherwise from here, once the imports are done.
-    status = main(
-        stdin=_forwarded, start=_started if _forwarded is not None else None, start_server=True
-    )
+    status = main(stdin=_forwarded, start=_started if _waited else None, start_server=True)
     dataclass_cache.save()
     # Skip the interpreter's teardown (freeing every module and object, ~10 ms): the answer is
     # written and recorded, and nothing else is buffered.

@@ -46,8 +46,8 @@ MAX_SOCKET_PATH = 100
 # (1.5 s by default). Past this the client answers in process with what is left of its own
 # deadline, inside the agents' 5 s kill timeout when the deadline is under 4.2 s.
 REPLY_TIMEOUT_S = 4.2
-# How long the server waits for a connected client to send its request.
-REQUEST_TIMEOUT_S = 2.0
+# How long the server waits for a connected client to send its request (read before connecting).
+REQUEST_TIMEOUT_S = 0.5
 ANSWERED, RETRY = b"A", b"R"
 DEFAULT_IDLE_S = 1800  # until the config says otherwise (`hook.server_idle_s`)
 
@@ -117,38 +117,41 @@ def decode_request(data: bytes) -> tuple[list[bytes], bytes]:
 # --- the client -------------------------------------------------------------------------------
 
 
-def forward(argv: list[str]) -> bytes | None:
+def forward(argv: list[str]) -> tuple[bytes | None, bool]:
     """Hand this hook run to the data dir's server; exit the process once it has answered.
 
-    Returns None when no server is there (stdin untouched), or the stdin bytes already read when
-    the server did not answer (stale, gone, too slow): the caller then runs in process on them.
+    Otherwise returns (stdin, waited): the stdin bytes already read (None: stdin untouched) for
+    the caller to answer in process, and whether a server took the request and failed to answer
+    (stale, gone, too slow), so that the caller's deadline counts from the process start.
     """
     if not enabled_by_env():
-        return None
+        return None, False
     args = parse_hook_argv(argv)
     data_dir = data_dir_path(args["data_dir"] or None)
     path = socket_path(data_dir)
-    if path is None:
-        return None
+    if path is None or not os.path.exists(path):
+        return None, False
+    # The payload first, then the connection: a server answers one connection at a time, and
+    # must not wait on a client still reading its own stdin.
+    stdin = getattr(sys.stdin, "buffer", None)
+    data = stdin.read(MAX_STDIN_BYTES + 1) if stdin is not None else b""
     client = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         client.settimeout(REPLY_TIMEOUT_S)
         client.connect(path)
     except OSError:
         client.close()
-        return None
-    stdin = getattr(sys.stdin, "buffer", None)
-    data = stdin.read(MAX_STDIN_BYTES + 1) if stdin is not None else b""
+        return data, False
     try:
         client.sendall(encode_request(os.getcwd(), data_dir, argv, data))
         client.shutdown(_socket.SHUT_WR)
         reply = _read_all(client, MAX_STDIN_BYTES)
     except (OSError, ValueError):
-        return data
+        return data, True
     finally:
         client.close()
     if reply[:1] != ANSWERED:
-        return data
+        return data, True
     warning, _, output = reply[1:].partition(b"\n")
     try:
         sys.stdout.buffer.write(output)
@@ -309,7 +312,7 @@ class Server:
 
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(self.path)
-        listener.listen(16)
+        listener.listen(socket.SOMAXCONN)  # agents running side by side queue, not fall back
         self.listener = listener
         return True
 

@@ -130,6 +130,35 @@ def test_the_server_answers_the_same_bytes_as_the_process(home: Path) -> None:
     assert served(nothing) and nothing.stdout == b""
 
 
+def test_agents_side_by_side_are_all_served(home: Path) -> None:
+    expected = started(home)
+    payload = {"hook_event_name": "UserPromptSubmit", "prompt": PROMPT, "cwd": str(home)}
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "ome.hook", "--provider", "claude"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=home,
+        )
+        for _ in range(20)
+    ]
+    # Agents write their payloads late and out of order: a client that connected before it
+    # had its payload would hold the server (one connection at a time) while others queue.
+    for proc in reversed(procs):
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(payload).encode())
+        proc.stdin.close()
+        time.sleep(0.05)
+    results = []
+    for proc in procs:
+        with proc:  # closes the pipes and waits
+            assert proc.stdout is not None and proc.stderr is not None
+            results.append((proc.stdout.read(), proc.stderr.read()))
+    assert [out for out, _ in results] == [expected] * 20
+    assert all(b" ome.engine\n" not in err for _, err in results)
+
+
 def test_cursor_session_start_is_served_the_same(home: Path) -> None:
     workspace = home.parent / "w"
     workspace.mkdir()

@@ -60,13 +60,11 @@ def run_command(provider: str, event: str, data_dir: str | None) -> None:
 
     start = time.monotonic()
     args = ["--provider", provider, "--event", event, "--data-dir", data_dir or ""]
-    forwarded = server.forward(args)  # a warm server answers and exits the process here
+    forwarded, waited = server.forward(args)  # a warm server answers and exits the process here
     from ome.hook import main
 
     raise SystemExit(
-        main(
-            args, stdin=forwarded, start=start if forwarded is not None else None, start_server=True
-        )
+        main(args, stdin=forwarded, start=start if waited else None, start_server=True)
     )
 
 
