@@ -178,8 +178,12 @@ def _read_all(conn: _socket.socket, limit: int) -> bytes:
 
 
 def _lock_pid(data_dir: str) -> int | None:
-    """The pid of the live server holding the data dir's lock, or None."""
-    import fcntl
+    """The pid of the live server holding the data dir's lock, or None (also where there are no
+    file locks, and so no server)."""
+    try:
+        import fcntl
+    except ImportError:
+        return None
 
     path = os.path.join(server_dir(data_dir), LOCK_NAME)
     try:
