@@ -10,31 +10,73 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from ome.analysis import is_han, normalize_text, tokenize
 from ome.concepts import ConceptMatcher, concept_token
-from ome.signals import Detection, Registry, detect_signals, find_phrase
+from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
 Language = Literal["en", "zh", "mixed", "none"]
 
 # Clause boundaries end an exclusion span; sentence boundaries end a segment.
-_CLAUSE_END_RE = re.compile(r"[,;:.!?，；：。！？\n]|\bbut\b|但是|但|而是|然后")
 _SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
-# Clauses: where one task of a two-task prompt usually ends and the next begins.
-_CLAUSE_SPLIT_RE = re.compile(
-    r"[,;:.!?，；：。！？、\n]|\b(?:and|then|also|plus)\b|另外|以及|并且|然后|同时|还有"
-)
-_PATH_RE = re.compile(
-    r"(?<![\w/])(?:~?/)?(?:[\w.@-]+/)+[\w.@-]+|(?<![\w/])[\w-]+\.(?:py|ts|tsx|js|jsx|json|ya?ml|toml|"
-    r"md|sql|go|rs|java|kt|rb|php|cs|cpp|c|h|sh|env|lock|ini|cfg|conf|html|css|scss|vue|swift)\b"
-    r"|(?<![\w])\.env(?:\.[\w-]+)?\b"
-)
-_COMMAND_RE = re.compile(
-    r"(?<![\w-])(?:git|npm|npx|pnpm|yarn|pip|uv|poetry|python|pytest|docker|kubectl|helm|terraform|"
-    r"make|cargo|go|alembic|rm|mv|cp|chmod|chown|curl|ssh|psql|mysql|redis-cli|brew|apt|apt-get|"
-    r"systemctl|gh|ome)\s+-{0,2}[\w][\w.:/=-]*(?:\s+-{1,2}[\w][\w=-]*)*"
-)
+# Punctuation that ends a clause; the words that do (and those between two tasks) are data.
+_CLAUSE_PUNCTUATION = r"[,;:.!?，；：。！？\n]"
+_SPLIT_PUNCTUATION = r"[,;:.!?，；：。！？、\n]"
+
+
+@dataclass(frozen=True, slots=True)
+class _Patterns:
+    """The envelope's regexes, built from a registry's vocabulary."""
+
+    clause_end: re.Pattern[str]  # where a negated or excluded span ends
+    clause_split: re.Pattern[str]  # where one task of a two-task prompt ends
+    path: re.Pattern[str]
+    command: re.Pattern[str]
+
+
+def _words(words: tuple[str, ...]) -> str:
+    """An alternation of words: ASCII ones on word boundaries, others anywhere; longest first."""
+    ordered = sorted(words, key=lambda w: (-len(w), w))
+    return "|".join(rf"\b{re.escape(w)}\b" if w.isascii() else re.escape(w) for w in ordered)
+
+
+@lru_cache(maxsize=8)
+def _patterns(
+    breaks: tuple[str, ...],
+    connectors: tuple[str, ...],
+    programs: tuple[str, ...],
+    extensions: tuple[str, ...],
+) -> _Patterns:
+    def alternation(punctuation: str, words: tuple[str, ...]) -> re.Pattern[str]:
+        return re.compile(punctuation + ("|" + _words(words) if words else ""))
+
+    exts = "|".join(re.escape(e) for e in sorted(extensions, key=lambda e: (-len(e), e)))
+    progs = "|".join(re.escape(p) for p in sorted(programs, key=lambda p: (-len(p), p)))
+    path = r"(?<![\w/])(?:~?/)?(?:[\w.@-]+/)+[\w.@-]+"
+    if exts:
+        path += rf"|(?<![\w/])[\w-]+\.(?:{exts})\b"
+    path += r"|(?<![\w])\.env(?:\.[\w-]+)?\b"
+    command = (
+        rf"(?<![\w-])(?:{progs})\s+-{{0,2}}[\w][\w.:/=-]*(?:\s+-{{1,2}}[\w][\w=-]*)*"
+        if progs
+        else r"(?!)"
+    )
+    return _Patterns(
+        clause_end=alternation(_CLAUSE_PUNCTUATION, breaks),
+        clause_split=alternation(_SPLIT_PUNCTUATION, connectors),
+        path=re.compile(path),
+        command=re.compile(command),
+    )
+
+
+def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:
+    return _patterns(
+        vocab.clause_breaks, vocab.clause_connectors, vocab.command_programs, vocab.path_extensions
+    )
+
+
 _SYMBOL_RE = re.compile(
     r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+_\w+\b|\b\w+\(\)"
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
@@ -103,12 +145,14 @@ def detect_language(text: str) -> Language:
     return "zh" if han else "en"
 
 
-def _cue_spans(text: str, cues: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+def _cue_spans(
+    text: str, cues: tuple[str, ...], clause_end: re.Pattern[str]
+) -> tuple[tuple[int, int], ...]:
     """Spans from each cue to the end of its clause, merged."""
     spans: list[tuple[int, int]] = []
     for cue in cues:
         for start, _ in find_phrase(text, cue):
-            end_match = _CLAUSE_END_RE.search(text, start + len(cue))
+            end_match = clause_end.search(text, start + len(cue))
             end = end_match.start() if end_match else len(text)
             spans.append((start, end))
     spans.sort()
@@ -160,8 +204,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     original = normalize_text(prompt)
     text = original.lower()
     stopwords = vocab.stopwords_en | vocab.stopwords_zh
-    exclusions = _cue_spans(text, vocab.exclusion_cues)
-    negations = _cue_spans(text, vocab.negation_cues)
+    patterns = _vocabulary_patterns(vocab)
+    exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end)
+    negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end)
     positive: list[str] = []
     negated: set[str] = set()
     for token in tokenize(original):
@@ -194,7 +239,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             start = stop
     segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
     clauses = []
-    bounds = [0, *(i for m in _CLAUSE_SPLIT_RE.finditer(text) for i in m.span()), len(text)]
+    bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
         clause = {t.term for t in tokenize(original[start:stop]) if t.term not in stopwords}
         clause |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
@@ -242,8 +287,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
         ),
         clauses=tuple(clauses),
-        files=tuple(dict.fromkeys(m.group(0) for m in _PATH_RE.finditer(original))),
-        commands=tuple(dict.fromkeys(m.group(0).strip() for m in _COMMAND_RE.finditer(text))),
+        files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
+        commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],
         concepts=concept_ids,
         detection=detection,

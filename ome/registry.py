@@ -65,8 +65,16 @@ NEAR_KEYS = frozenset({"groups", "window"})
 EXAMPLE_KEYS = frozenset({"positive", "negative"})
 STOPWORD_KEYS = frozenset({"en", "zh"})
 # Cue lists of the envelope file: each maps a language to phrases.
-CUE_KEYS = ("negation_cues", "exclusion_cues", "focus_cues", "background_cues")
-ENVELOPE_KEYS = frozenset({*CUE_KEYS, "task_types", "surfaces", "operations"})
+CUE_KEYS = (
+    "negation_cues",
+    "exclusion_cues",
+    "focus_cues",
+    "background_cues",
+    "clause_connectors",
+    "clause_breaks",
+)
+TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
+ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts", "han_infixes"})
 CONCEPT_KEYS = frozenset({"id", "terms"})
 
@@ -558,6 +566,10 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
         "task_types": _labelled_terms(env_check, envelope.get("task_types"), "task_types"),
         "surfaces": _labelled_terms(env_check, envelope.get("surfaces"), "surfaces"),
         "operations": _labelled_terms(env_check, envelope.get("operations"), "operations"),
+        **{
+            key: sorted(env_check.strings(envelope.get(key, []), f"`{key}`"))
+            for key in TOKEN_LIST_KEYS
+        },
         "concepts": _read_concepts(directory / "lexicon.yaml"),
         "han_infixes": _read_han_infixes(directory / "lexicon.yaml"),
     }

@@ -99,6 +99,10 @@ class Vocabulary:
     exclusion_cues: tuple[str, ...]
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
+    clause_connectors: tuple[str, ...]  # words between two tasks of one prompt ("also", 另外)
+    clause_breaks: tuple[str, ...]  # words that end a negated or excluded span ("but", 但是)
+    command_programs: tuple[str, ...]  # programs whose invocation reads as a shell command
+    path_extensions: tuple[str, ...]  # file extensions that make a token a path
     task_types: tuple[tuple[str, tuple[str, ...]], ...]
     surfaces: tuple[tuple[str, tuple[str, ...]], ...]
     operations: tuple[tuple[str, tuple[str, ...]], ...]
@@ -487,6 +491,10 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         exclusion_cues=_cues(data, "exclusion_cues"),
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
+        clause_connectors=_cues(data, "clause_connectors"),
+        clause_breaks=_cues(data, "clause_breaks"),
+        command_programs=tuple(sorted(_strings(data.get("command_programs")))),
+        path_extensions=tuple(sorted(_strings(data.get("path_extensions")))),
         task_types=_labelled(data.get("task_types")),
         surfaces=_labelled(data.get("surfaces")),
         operations=_labelled(data.get("operations")),

@@ -27,7 +27,7 @@ from ome.registry import (
     render_registry,
 )
 from ome.resources import resource_dir
-from ome.signals import detect_signals, normalize_text
+from ome.signals import detect_signals, normalize_text, registry_from_data
 
 SIGNALS_DIR = resource_dir("signals")
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -261,6 +261,27 @@ def test_han_infixes_are_single_han_characters(tmp_path: Path, infix: str) -> No
     )
     with pytest.raises(RegistryError, match="is not one Han character"):
         compile_registry([], vocabulary)
+
+
+def test_the_envelope_word_lists_are_data(tmp_path: Path) -> None:
+    """Clause words, command programs and path extensions come from envelope.yaml."""
+    from ome.envelope import build_envelope
+
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    text = (vocabulary / "envelope.yaml").read_text(encoding="utf-8")
+    text = text.replace("command_programs: [git,", "command_programs: [zorp, git,", 1)
+    text = text.replace("path_extensions: [py,", "path_extensions: [qux, py,", 1)
+    (vocabulary / "envelope.yaml").write_text(text, encoding="utf-8")
+    registry = registry_from_data(compile_registry([], vocabulary))
+    assert "zorp" in registry.vocabulary.command_programs
+    assert {"also", "另外"} <= set(registry.vocabulary.clause_connectors)
+    matcher = registry.vocabulary.concept_matcher()
+    env = build_envelope("zorp deploy --fast, open notes.qux", registry, matcher)
+    assert env.commands == ("zorp deploy --fast",) and env.files == ("notes.qux",)
+    two = build_envelope("fix the login page also update the docs", registry, matcher)
+    first, second = two.clauses
+    assert "login" in first and "login" not in second and "doc" in second
 
 
 def test_the_compiled_registry_carries_the_han_infixes() -> None:
