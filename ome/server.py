@@ -50,6 +50,7 @@ REPLY_TIMEOUT_S = 4.2
 REQUEST_TIMEOUT_S = 0.5
 ANSWERED, RETRY = b"A", b"R"
 DEFAULT_IDLE_S = 1800  # until the config says otherwise (`hook.server_idle_s`)
+CHECK_EVERY_S = 5.0  # while idle, how often the server checks its socket is still reachable
 
 
 def parse_hook_argv(argv: list[str] | tuple[str, ...]) -> dict[str, str]:
@@ -289,14 +290,15 @@ class Server:
         self.stamp = _source_stamp()
         self.listener: socket.socket | None = None
         self.lock_fd = -1
+        self.inode = -1
         self.idle_s = float(DEFAULT_IDLE_S)
 
     def acquire(self) -> bool:
         """Take the data dir's server lock and bind its socket; False if another server has it."""
         import fcntl
 
-        if self.path is None:
-            return False
+        if self.path is None or not os.path.isdir(self.data_dir):
+            return False  # never make a data dir (one just deleted, say) for a server
         os.makedirs(self.folder, mode=0o700, exist_ok=True)
         os.chmod(self.folder, 0o700)
         fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
@@ -318,7 +320,15 @@ class Server:
         listener.bind(self.path)
         listener.listen(socket.SOMAXCONN)  # agents running side by side queue, not fall back
         self.listener = listener
+        self.inode = os.stat(self.path).st_ino
         return True
+
+    def reachable(self) -> bool:
+        """Whether our socket is still the one at its path (the cache dir may have been deleted)."""
+        try:
+            return self.path is not None and os.stat(self.path).st_ino == self.inode
+        except OSError:
+            return False
 
     def release(self) -> None:
         if self.listener is not None:
@@ -351,15 +361,22 @@ class Server:
     def serve(self) -> None:
         """Answer requests one at a time until idle, retired, or signalled."""
         assert self.listener is not None
+        last = time.monotonic()
         while True:
-            self.listener.settimeout(self.idle_s)
+            left = self.idle_s - (time.monotonic() - last)
+            if left <= 0:
+                return
+            self.listener.settimeout(min(left, CHECK_EVERY_S))
             try:
                 conn, _ = self.listener.accept()
             except TimeoutError:
-                return
+                if not self.reachable():
+                    return  # nobody can reach us any more
+                continue
             with conn:
                 if not self.answer(conn):
                     return
+            last = time.monotonic()
 
     def answer(self, conn: socket.socket) -> bool:
         """Answer one request; False when this server should retire after it."""

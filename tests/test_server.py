@@ -71,10 +71,26 @@ def home(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     try:
         yield data_dir
     finally:
-        pid = server.status(str(data_dir))["pid"]
-        if not server.stop(str(data_dir)) and isinstance(pid, int):
-            os.kill(pid, signal.SIGKILL)
+        # Stop the server, and one a late hook run may have started meanwhile.
+        for _ in range(3):
+            pid = server.status(str(data_dir))["pid"]
+            if not server.stop(str(data_dir)) and isinstance(pid, int) and alive(pid):
+                os.kill(pid, signal.SIGKILL)
+            time.sleep(0.2)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie no init has reaped yet does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def hook(
@@ -212,6 +228,18 @@ def test_idle_servers_exit(home: Path) -> None:
     started(home)
     wait_for_server(home, running=False, timeout=15)
     assert not Path(str(server.socket_path(str(home)))).exists()
+
+
+def test_a_deleted_cache_dir_ends_the_server(home: Path) -> None:
+    started(home)
+    pid = server.status(str(home))["pid"]
+    assert isinstance(pid, int)
+    shutil.rmtree(home / "cache")  # "derived files, safe to delete": its socket goes too
+    end = time.monotonic() + server.CHECK_EVERY_S + 10
+    while alive(pid) and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not alive(pid)
+    assert not (home / "cache" / "server").exists()  # and it did not make its socket again
 
 
 def test_another_install_gets_a_retry_and_the_server_stays(home: Path) -> None:
