@@ -7,10 +7,10 @@ on `<data dir>/cache/server/hook.sock` (a Unix socket in a 0700 directory, same 
 Later runs of `python -m ome.hook` import only this module, forward the agent's payload and
 print the answer. The server runs exactly the code an in-process hook runs (`ome.hook.handle`),
 re-checks card files, config and packs on every request as a fresh process would, and exits
-after `hook.server_idle_s` without requests, when its own source files change, or after a run
-that missed its deadline. Whenever no server answers, the hook runs in process: a server can
-make a run faster, never different or lost. `hook.server: false` in the config, or
-`OME_HOOK_SERVER=0` in the environment, turns it off.
+after `hook.server_idle_s` without requests, when its own source files change, after a run that
+missed its deadline, or when its socket is deleted. Whenever no server answers, the hook runs in
+process: a server can make a run faster, never different or lost. `hook.server: false` in the
+config, or `OME_HOOK_SERVER=0` in the environment, turns it off.
 
 The client half imports nothing beyond `os`, `sys` and `_socket`, so this module imports the
 rest (`socket` included) lazily, in the functions that need it.
