@@ -747,9 +747,7 @@ def _update_part(
         part = _Part(source, part_dir, old)
         part.open()
         _remember(part)
-        pending = len(old["segments"]) > MAX_SEGMENTS
-        reused = sum(len(f["names"]) for f in old["folders"]) - len(old["invalid"])
-        return _PartResult(part, 0, reused, 0, True, written, pending)
+        return _unchanged(part, written)
 
     for n, prior_n, prior in unchanged:
         for name, slot in zip(prior["names"], prior["slots"], strict=True):
@@ -818,10 +816,16 @@ def _files_stat(part_dir: Path, manifest: Mapping[str, Any]) -> list[tuple[int, 
     return stats
 
 
+def _keep(memo: dict[Any, Any], key: Any, value: Any) -> None:
+    """Store in a memo of at most MAX_WARM entries, forgetting the oldest first."""
+    memo.pop(key, None)
+    if len(memo) >= MAX_WARM:
+        memo.pop(next(iter(memo)))
+    memo[key] = value
+
+
 def _remember(part: _Part) -> None:
-    if len(_warm_parts) >= MAX_WARM:
-        _warm_parts.pop(next(iter(_warm_parts)))
-    _warm_parts[str(part.dir)] = (_files_stat(part.dir, part.manifest), part)
+    _keep(_warm_parts, str(part.dir), (_files_stat(part.dir, part.manifest), part))
 
 
 def _warm_part(
@@ -843,9 +847,15 @@ def _warm_part(
         != [(f.path, f.status, f.names, f.stats) for f in scanned]
     ):
         return None
+    return _unchanged(part, False)
+
+
+def _unchanged(part: _Part, written: bool) -> _PartResult:
+    """The load of a part whose cards all came from its cache (none parsed or removed)."""
+    manifest = part.manifest
     reused = sum(len(f["names"]) for f in manifest["folders"]) - len(manifest["invalid"])
     pending = len(manifest["segments"]) > MAX_SEGMENTS
-    return _PartResult(part, 0, reused, 0, True, False, pending)
+    return _PartResult(part, 0, reused, 0, True, written, pending)
 
 
 class _Kept:
@@ -1332,9 +1342,7 @@ def load_index(
     )
     loaded = LoadedIndex(index, library, stats, pinyin)
     if stats.complete:
-        if len(_warm_indexes) >= MAX_WARM:
-            _warm_indexes.pop(next(iter(_warm_indexes)))
-        _warm_indexes[memo_key] = (tuple(parts), loaded)
+        _keep(_warm_indexes, memo_key, (tuple(parts), loaded))
     return loaded
 
 
@@ -1435,21 +1443,21 @@ def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     warm = _warm_matchers.get(registry.digest)
     if warm is not None and warm[0] == key:
         return warm[1]
+    matcher = None
     try:
         doc = orjson.loads(path.read_bytes())
         if doc[0] == key:
-            decoded = cast(ConceptMatcher, coder.decode(doc[1]))
-            _warm_matchers[registry.digest] = (key, decoded)
-            return decoded
+            matcher = cast(ConceptMatcher, coder.decode(doc[1]))
     except (OSError, orjson.JSONDecodeError, IndexError, KeyError, TypeError, ValueError):
         pass
-    matcher = build()
-    _warm_matchers[registry.digest] = (key, matcher)
-    try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        write_atomic(path, orjson.dumps([key, coder.encode(matcher)]), durable=False)
-    except OSError:
-        pass
+    if matcher is None:
+        matcher = build()
+        try:
+            cache_dir.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, orjson.dumps([key, coder.encode(matcher)]), durable=False)
+        except OSError:
+            pass
+    _keep(_warm_matchers, registry.digest, (key, matcher))
     return matcher
 
 
@@ -1461,15 +1469,8 @@ def load_registry_cached(
     With no packs of its own a library uses the shipped compiled JSON directly; with packs,
     merging them parses YAML and derives regex anchors, which is done once per change.
     """
-    from ome.registry import (
-        REGISTRY_FILE,
-        load_registry,
-        load_registry_data,
-        project_pack_paths,
-        user_pack_paths,
-    )
+    from ome.registry import REGISTRY_FILE, load_registry, project_pack_paths, user_pack_paths
     from ome.resources import resource_dir
-    from ome.signals import registry_from_data
 
     packs = (*user_pack_paths(data_dir), *project_pack_paths(project_root))
     stamp: list[Any] = [CACHE_SCHEMA, _code_stamp(), str(data_dir), str(project_root)]
@@ -1483,24 +1484,30 @@ def load_registry_cached(
     warm = _warm_registries.get(label)
     if warm is not None and warm[0] == stamp:
         return warm[1]
-    if len(_warm_registries) >= MAX_WARM:
-        _warm_registries.pop(next(iter(_warm_registries)))
     if not packs or cache_dir is None:
         registry = load_registry(data_dir, project_root)
-        _warm_registries[label] = (stamp, registry)
-        return registry
+    else:
+        registry = _merged_registry(data_dir, project_root, cache_dir, label, stamp)
+    _keep(_warm_registries, label, (stamp, registry))
+    return registry
+
+
+def _merged_registry(
+    data_dir: Path, project_root: Path | None, cache_dir: Path, label: bytes, stamp: list[Any]
+) -> Registry:
+    """The registry with the user and project packs merged, from its cache file when current."""
+    from ome.registry import load_registry_data
+    from ome.signals import registry_from_data
+
     path = cache_dir / f"registry-{zlib.crc32(label):08x}.json"
     try:
         doc = orjson.loads(path.read_bytes())
         if doc["stamp"] == stamp:
-            registry = registry_from_data(doc["data"])
-            _warm_registries[label] = (stamp, registry)
-            return registry
+            return registry_from_data(doc["data"])
     except (OSError, orjson.JSONDecodeError, KeyError, TypeError, ValueError):
         pass
     data = load_registry_data(data_dir, project_root)
     registry = registry_from_data(data)
-    _warm_registries[label] = (stamp, registry)
     if time.time_ns() - max((s[3] for s in stamp[4:] if len(s) > 1), default=0) > RACY_NS:
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)

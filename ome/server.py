@@ -226,11 +226,12 @@ def spawn(data_dir: str) -> bool:
 
 def status(data_dir: str) -> dict[str, object]:
     """`ome hook server status`: whether a server runs for the data dir, its pid and socket."""
-    pid = _lock_pid(data_dir) if socket_path(data_dir) is not None else None
+    path = socket_path(data_dir)
+    pid = _lock_pid(data_dir) if path is not None else None
     return {
         "running": pid is not None,
         "pid": pid or None,
-        "socket": socket_path(data_dir),
+        "socket": path,
         "enabled_by_env": enabled_by_env(),
     }
 
