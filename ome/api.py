@@ -167,6 +167,8 @@ def result_json(result: RecallResult, explain: bool = False) -> dict[str, Any]:
             "concepts": list(env.concepts),
             "keywords": list(env.keywords),
             "segments": len(env.segments),
+            "clauses": len(env.clauses),
+            "multi_task": env.multi_task,
         }
         if env is not None
         else None

@@ -279,6 +279,14 @@ def recall(
         )
     }
     top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
+    # A prompt that announces several tasks holds one per clause: a card then needs to be
+    # close to the best card of its own clause, not to the other task's card.
+    clause_top: dict[int, int] = {}
+    if env.multi_task:
+        for p, a in ranked:
+            if a.admitted and p not in subsumed:
+                home = home_clause(a.card, env, weight)
+                clause_top[home] = max(clause_top.get(home, 0), a.score)
 
     def contest(
         held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str
@@ -305,13 +313,13 @@ def recall(
             contest(duplicate, position, a, wins, REJECT_DUPLICATE)
             continue
         if not a.strong_anchor:
-            if a.score < top_score * params.RELATIVE_FLOOR:
+            home = home_clause(a.card, env, weight)
+            if a.score < clause_top.get(home, top_score) * params.RELATIVE_FLOOR:
                 decisions[position] = REJECT_RELATIVE
                 continue
             # Two unanchored cards from one clause are one task read twice: the one with the
             # stronger lexical evidence keeps the clause, whichever came first in the fused
             # order. Signals are left out: they fire for a whole area, not for one look-alike.
-            home = home_clause(a.card, env, weight)
             rival = next(
                 (
                     s

@@ -113,6 +113,7 @@ class Envelope:
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
     windows: tuple[tuple[frozenset[str], float], ...]  # neighbouring segments' terms, weight
     clauses: tuple[frozenset[str], ...]
+    multi_task: bool  # the prompt announces more than one task ("two things", "fix both")
     files: tuple[str, ...]
     commands: tuple[str, ...]
     symbols: tuple[str, ...]
@@ -287,6 +288,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
         ),
         clauses=tuple(clauses),
+        multi_task=len(clauses) > 1
+        and len(segments) < LONG_PROMPT_SEGMENTS
+        and any(find_phrase(text, cue) for cue in vocab.multi_task_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],

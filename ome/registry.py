@@ -70,6 +70,7 @@ CUE_KEYS = (
     "exclusion_cues",
     "focus_cues",
     "background_cues",
+    "multi_task_cues",
     "clause_connectors",
     "clause_breaks",
 )

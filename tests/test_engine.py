@@ -13,6 +13,8 @@ import yaml
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
+from ome.envelope import build_envelope
+from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
 CARDS: dict[str, dict[str, Any]] = {
@@ -329,3 +331,72 @@ def test_a_quoted_ignore_phrase_shows_as_an_ignore_rejection(data_dir: Path) -> 
     assert rows["invoice-export"]["rejection"] == "ignore_rule"
     failed = [g for g in rows["invoice-export"]["gates"] if not g["passed"]]
     assert failed == [{"gate": "ignore_rule", "passed": False, "detail": "dashboard only"}]
+
+
+TWO_TASK_CARDS = {
+    "icon-button-name": {
+        "title": "Give icon-only buttons an accessible name",
+        "summary": "A screen reader announces an unnamed icon button as just 'button'.",
+        "criteria": {"use_when": ["an icon button without visible text"], "ignore_when": []},
+        "recall": {"triggers": ["icon button label", "aria-label"], "topics": ["accessibility"]},
+    },
+    "icu-plural-messages": {
+        "title": "Build plural sentences as one ICU message",
+        "summary": "Gluing translated fragments together breaks grammar in other languages; "
+        "write one ICU message with plural rules.",
+        "criteria": {
+            "use_when": ["a sentence assembled from translated pieces"],
+            "ignore_when": [],
+        },
+        "recall": {"triggers": ["ICU message format", "plural rules"], "topics": ["i18n"]},
+    },
+}
+TWO_TASKS = (
+    "the settings gear icon button has no visible text and no aria-label for screen readers, "
+    "and the cart total message is joined from translated fragments."
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected", "second_rejection"),
+    [
+        ("The " + TWO_TASKS, ["icon-button-name"], "below_relative_floor"),
+        ("Two things: " + TWO_TASKS, ["icon-button-name", "icu-plural-messages"], ""),
+        ("两件事：" + TWO_TASKS, ["icon-button-name", "icu-plural-messages"], ""),
+    ],
+    ids=["one-task-reading", "announced-two-tasks", "announced-in-chinese"],
+)
+def test_an_announced_second_task_is_weighed_against_its_own_clause(
+    data_dir: Path, prompt: str, expected: list[str], second_rejection: str
+) -> None:
+    """The weaker card of a second task stays when the prompt says it holds several tasks."""
+    write_library(data_dir, TWO_TASK_CARDS)
+    doc = explain(data_dir, prompt)
+    assert [m["id"] for m in doc["matches"]] == expected
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert rows["icu-plural-messages"]["rejection"] == second_rejection
+    assert doc["envelope"]["multi_task"] is (len(expected) == 2)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "multi_task"),
+    [
+        ("Two things: bump the lodash pin, and fix the flaky login test.", True),
+        ("Rename the column and backfill it in batches. Do both today.", True),
+        ("另外，把登录页的报错也修一下，日志里别打印手机号。", True),
+        ("Update the docs and the changelog for the release.", False),
+        ("Both replicas crashed", False),
+        (
+            "Some background first. We run both services on one cluster. The team is small. "
+            "Logs go to Loki. The real problem: the deploy hangs, and the health check fails.",
+            False,
+        ),
+    ],
+    ids=["two-things", "do-both", "zh-another", "one-task-with-and", "one-clause", "long-prompt"],
+)
+def test_a_short_prompt_announcing_several_tasks_is_read_as_several(
+    prompt: str, multi_task: bool
+) -> None:
+    registry = load_registry()
+    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    assert env.multi_task is multi_task
