@@ -168,6 +168,7 @@ def result_json(result: RecallResult, explain: bool = False) -> dict[str, Any]:
             "keywords": list(env.keywords),
             "segments": len(env.segments),
             "clauses": len(env.clauses),
+            "long_prompt": env.long_prompt,
             "multi_task": env.multi_task,
         }
         if env is not None

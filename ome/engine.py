@@ -20,6 +20,7 @@ from ome.scoring import bm25f, idf, rrf
 from ome.selection import (
     REJECT_DUPLICATE,
     REJECT_LIMIT,
+    REJECT_ONE_TASK,
     REJECT_RELATIVE,
     REJECT_SUBSUMED,
     Assessment,
@@ -331,6 +332,12 @@ def recall(
             if rival is not None:
                 wins = lexical_strength(a) > lexical_strength(rival[1])
                 contest(rival, position, a, wins, REJECT_RELATIVE)
+                continue
+            # A long prompt is one task among paragraphs of background unless it announces more
+            # (multi_task is read on short prompts only): the first unanchored card in the fused
+            # order holds the task, and a card found in the background is not a second one.
+            if env.long_prompt and any(not s[1].strong_anchor for s in selected):
+                decisions[position] = REJECT_ONE_TASK
                 continue
         if len(selected) >= opts.limit:
             decisions[position] = REJECT_LIMIT

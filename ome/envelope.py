@@ -113,6 +113,7 @@ class Envelope:
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
     windows: tuple[tuple[frozenset[str], float], ...]  # neighbouring segments' terms, weight
     clauses: tuple[frozenset[str], ...]
+    long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces more than one task ("two things", "fix both")
     files: tuple[str, ...]
     commands: tuple[str, ...]
@@ -288,6 +289,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
         ),
         clauses=tuple(clauses),
+        long_prompt=len(segments) >= LONG_PROMPT_SEGMENTS,
         multi_task=len(clauses) > 1
         and len(segments) < LONG_PROMPT_SEGMENTS
         and any(find_phrase(text, cue) for cue in vocab.multi_task_cues),

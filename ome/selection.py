@@ -35,6 +35,7 @@ REJECT_WEAK = "insufficient_evidence"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
 REJECT_SUBSUMED = "subsumed_by_broader_match"
+REJECT_ONE_TASK = "long_prompt_one_task"
 REJECT_LIMIT = "over_limit"
 
 Weight = Callable[[str], float]
@@ -416,6 +417,7 @@ __all__ = [
     "REJECT_DUPLICATE",
     "REJECT_IGNORE",
     "REJECT_LIMIT",
+    "REJECT_ONE_TASK",
     "REJECT_RELATIVE",
     "REJECT_ROUTING",
     "REJECT_SUBSUMED",

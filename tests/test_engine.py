@@ -400,3 +400,23 @@ def test_a_short_prompt_announcing_several_tasks_is_read_as_several(
     registry = load_registry()
     env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
     assert env.multi_task is multi_task
+
+
+def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
+    """A second unanchored card found in a long prompt's background is not a second task."""
+    write_library(data_dir, TWO_TASK_CARDS)
+    icons = "the settings gear icon button has no visible text and no aria-label for screen readers"
+    plurals = "the cart total sentence is glued together from translated pieces"
+    short = explain(data_dir, f"{plurals.capitalize()}, and {icons}.")
+    assert not short["envelope"]["long_prompt"]
+    assert sorted(m["id"] for m in short["matches"]) == ["icon-button-name", "icu-plural-messages"]
+    long = explain(
+        data_dir,
+        "Some context first. Our web shop ships in nine languages and the team is small. "
+        f"Last month we noticed {plurals}, which we plan to fix later. "
+        f"Marketing also wants a new banner. Right now {icons}, please fix it.",
+    )
+    assert long["envelope"]["long_prompt"]
+    assert [m["id"] for m in long["matches"]] == ["icon-button-name"]
+    rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
+    assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"

@@ -16,8 +16,8 @@ from ome.evaluate import compute_metrics, evaluate_suites
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Below the pass rates measured when the bound was last raised (dev 0.89, test 0.70; README).
-OWN_SUITE_FLOORS = {"dev.json": 0.85, "test.json": 0.67}
+# Below the pass rates measured when the bound was last raised (dev 0.93, test 0.74; README).
+OWN_SUITE_FLOORS = {"dev.json": 0.9, "test.json": 0.7}
 
 
 @needs_reference
