@@ -84,6 +84,9 @@ _SYMBOL_RE = re.compile(
 SEGMENT_MAX_CHARS = 240
 # A prompt of this many sentences or more is "long": background and focus are told apart.
 LONG_PROMPT_SEGMENTS = 4
+# ... and it holds paragraphs, not a few short clauses ("准备发版：先写 CHANGELOG；另外 ..."): only
+# then is it read as one task among background.
+LONG_PROMPT_CHARS = 150
 BACKGROUND_WEIGHT = 0.4
 # Description similarity is measured over this many neighbouring sentences at a time.
 DESCRIPTION_WINDOW_SEGMENTS = 3
@@ -248,6 +251,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         if clause:
             clauses.append(frozenset(clause))
 
+    long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
     detection = detect_signals(registry, text)
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
@@ -289,9 +293,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
         ),
         clauses=tuple(clauses),
-        long_prompt=len(segments) >= LONG_PROMPT_SEGMENTS,
+        long_prompt=long_prompt,
         multi_task=len(clauses) > 1
-        and len(segments) < LONG_PROMPT_SEGMENTS
+        and not long_prompt
         and any(find_phrase(text, cue) for cue in vocab.multi_task_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),

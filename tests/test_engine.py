@@ -386,13 +386,22 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
         ("另外，把登录页的报错也修一下，日志里别打印手机号。", True),
         ("Update the docs and the changelog for the release.", False),
         ("Both replicas crashed", False),
+        ("Two things. Bump the version. Then tag it. Also fix the docs.", True),
         (
             "Some background first. We run both services on one cluster. The team is small. "
             "Logs go to Loki. The real problem: the deploy hangs, and the health check fails.",
             False,
         ),
     ],
-    ids=["two-things", "do-both", "zh-another", "one-task-with-and", "one-clause", "long-prompt"],
+    ids=[
+        "two-things",
+        "do-both",
+        "zh-another",
+        "one-task-with-and",
+        "one-clause",
+        "short-sentences",
+        "long-prompt",
+    ],
 )
 def test_a_short_prompt_announcing_several_tasks_is_read_as_several(
     prompt: str, multi_task: bool
