@@ -221,7 +221,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             negated.add(token.term)
         else:
             positive.append(token.term)
-    concept_hits = [h for h in matcher.find(text) if not _inside(h.start, exclusions)]
+    all_hits = matcher.find(text)
+    concept_hits = [h for h in all_hits if not _inside(h.start, exclusions)]
     concept_ids = tuple(sorted({h.concept for h in concept_hits}))
     positive.extend(concept_token(c) for c in concept_ids)
     negated -= set(positive)
@@ -252,7 +253,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             clauses.append(frozenset(clause))
 
     long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
-    detection = detect_signals(registry, text)
+    detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(

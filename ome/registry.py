@@ -59,7 +59,7 @@ SIGNAL_KEYS = frozenset(
         "examples",
     }
 )
-PATTERN_KEYS = frozenset({"phrases", "regex", "near"})
+PATTERN_KEYS = frozenset({"phrases", "regex", "near", "concepts"})
 REGEX_KEYS = frozenset({"pattern", "anchors"})
 NEAR_KEYS = frozenset({"groups", "window"})
 EXAMPLE_KEYS = frozenset({"positive", "negative"})
@@ -402,8 +402,12 @@ def _compile_signal(
     nears = patterns.get("near") or []
     if not isinstance(regexes, list) or not isinstance(nears, list):
         raise check.fail("`patterns.regex` and `patterns.near` must be lists")
-    if not (phrases or regexes or nears):
-        raise check.fail("no patterns; add `patterns.phrases`, `patterns.regex` or `patterns.near`")
+    concepts = sorted(set(check.strings(patterns.get("concepts"), "`patterns.concepts`")))
+    if not (phrases or regexes or nears or concepts):
+        raise check.fail(
+            "no patterns; add `patterns.phrases`, `patterns.regex`, `patterns.near` or "
+            "`patterns.concepts`"
+        )
     examples = check.mapping(body.get("examples", {}), "`examples`", EXAMPLE_KEYS)
     rows = [
         SignalExample(signal_id, expected, prompt, path)
@@ -423,6 +427,7 @@ def _compile_signal(
         "phrases": phrases,
         "regex": [_compile_regex(check, rule) for rule in regexes],
         "near": [_compile_near(check, rule) for rule in nears],
+        "concepts": concepts,
         "expand": list(check.strings(body.get("expand"), "`expand`")),
         "enabled": True,
     }
@@ -591,15 +596,17 @@ def render_registry(data: Mapping[str, Any]) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2) + b"\n"
 
 
-def _check_references(signals: Mapping[str, dict[str, Any]], origin: Mapping[str, Path]) -> None:
+def _check_references(
+    signals: Mapping[str, dict[str, Any]], origin: Mapping[str, Path], concepts: frozenset[str]
+) -> None:
+    import difflib
+
     known = sorted(signals)
     for signal_id in known:
         signal = signals[signal_id]
         for key in ("suppresses", "targets"):
             for other in signal[key]:
                 if other not in signals:
-                    import difflib
-
                     near = difflib.get_close_matches(other, known, n=3, cutoff=0.5)
                     hint = f" (did you mean {', '.join(near)}?)" if near else ""
                     raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
@@ -609,6 +616,14 @@ def _check_references(signals: Mapping[str, dict[str, Any]], origin: Mapping[str
                     raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
                         f"`targets` names {other!r}, which is not positive; target positive ids"
                     )
+        for concept in signal.get("concepts", ()):
+            if concept not in concepts:
+                near = difflib.get_close_matches(concept, sorted(concepts), n=3, cutoff=0.6)
+                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
+                    f"`patterns.concepts` names unknown concept {concept!r}{hint}; use an id "
+                    "from signals/vocabulary/lexicon.yaml"
+                )
 
 
 def merge_packs(
@@ -639,7 +654,7 @@ def merge_packs(
                 seen[signal["id"]] = pack.path
                 signals[signal["id"]] = signal
                 origin[signal["id"]] = pack.path
-    _check_references(signals, origin)
+    _check_references(signals, origin, frozenset(c["id"] for c in data["vocabulary"]["concepts"]))
     for signal in signals.values():
         signal["enabled"] = bool(packs.get(signal["pack"], {}).get("enabled", True))
     merged: dict[str, Any] = {

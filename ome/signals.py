@@ -76,6 +76,7 @@ class Signal:
     phrases: tuple[str, ...]
     regexes: tuple[RegexPattern, ...]
     near: tuple[NearPattern, ...]
+    concepts: tuple[str, ...]  # lexicon concepts: any of their terms, in any language, fires it
     expand: tuple[str, ...]
     pack: str
     enabled: bool = True
@@ -136,10 +137,19 @@ class Registry:
     _by_id: dict[str, Signal] = field(init=False, repr=False, compare=False, hash=False)
     # Compiled regexes by pattern text; filled lazily by detection, never serialised.
     _compiled: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
+    # The lexicon's matcher, built on first use by a detection that was given no concept hits.
+    _matcher: list[ConceptMatcher] = field(init=False, repr=False, compare=False, hash=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {signal.id: signal for signal in self.signals})
         object.__setattr__(self, "_compiled", {})
+        object.__setattr__(self, "_matcher", [])
+
+    def concept_hits(self, text: str) -> tuple[tuple[str, int, int], ...]:
+        """(concept, start, end) of the lexicon's terms in a normalised text."""
+        if not self._matcher:
+            self._matcher.append(self.vocabulary.concept_matcher())
+        return tuple((h.concept, h.start, h.end) for h in self._matcher[0].find(text.lower()))
 
     def get(self, signal_id: str) -> Signal | None:
         """Return the signal with this id, or None when it is not registered."""
@@ -321,8 +331,15 @@ def _gap(first: tuple[int, int], second: tuple[int, int]) -> int:
     return max(first[0], second[0]) - min(first[1], second[1])
 
 
-def _signal_spans(registry: Registry, signal: Signal, prompt: _Prompt) -> list[tuple[int, int]]:
+def _signal_spans(
+    registry: Registry,
+    signal: Signal,
+    prompt: _Prompt,
+    concepts: Mapping[str, list[tuple[int, int]]],
+) -> list[tuple[int, int]]:
     spans: set[tuple[int, int]] = set()
+    for concept in signal.concepts:
+        spans.update(concepts.get(concept, ()))
     for phrase in signal.phrases:
         spans.update(prompt.find(phrase))
     for rule in signal.regexes:
@@ -332,18 +349,30 @@ def _signal_spans(registry: Registry, signal: Signal, prompt: _Prompt) -> list[t
     return sorted(spans, key=lambda span: (span[0], -span[1]))[:MAX_SPANS_PER_HIT]
 
 
-def detect_signals(registry: Registry, text: str) -> Detection:
+def detect_signals(
+    registry: Registry,
+    text: str,
+    concept_hits: Iterable[tuple[str, int, int]] | None = None,
+) -> Detection:
     """Run every enabled signal over `text` (already `normalize_text`-ed) and apply suppression.
 
+    `concept_hits` are the lexicon's (concept, start, end) in `text` when the caller has them
+    (the envelope does); otherwise they are found here, for signals with `concepts` patterns.
     Suppression is order-independent: every signal that matched switches off the ids it
     `suppresses`, whether or not it is itself suppressed.
     """
     prompt = _Prompt.of(text)
+    if concept_hits is None:
+        wanted = any(s.concepts for s in registry.signals if s.enabled)
+        concept_hits = registry.concept_hits(text) if wanted else ()
+    concepts: dict[str, list[tuple[int, int]]] = {}
+    for concept, start, end in concept_hits:
+        concepts.setdefault(concept, []).append((start, end))
     matched: list[SignalHit] = []
     for signal in registry.signals:
         if not signal.enabled:
             continue
-        spans = _signal_spans(registry, signal, prompt)
+        spans = _signal_spans(registry, signal, prompt, concepts)
         if spans:
             start, end = spans[0]
             matched.append(
@@ -472,6 +501,7 @@ def _signal_from_data(item: Mapping[str, Any]) -> Signal:
             )
             for rule in item.get("near", ())
         ),
+        concepts=_strings(item.get("concepts")),
         expand=_strings(item.get("expand")),
         pack=item["pack"],
         enabled=bool(item.get("enabled", True)),

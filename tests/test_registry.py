@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from ome.cli.signals import signals_group
+from ome.envelope import build_envelope
 from ome.errors import RegistryError
 from ome.registry import (
     REGISTRY_FILE,
@@ -131,6 +132,10 @@ def test_build_writes_then_reports_up_to_date_and_detects_staleness(tmp_path: Pa
         (_pack(GOOD_SIGNAL.replace("[zebra widget]", "[zebra, no]")), "quote it"),
         (_pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "phrases: []")), "no patterns"),
         (_pack(GOOD_SIGNAL.replace("routes: true", "routes: true\n  intent: go")), "`intent`"),
+        (
+            _pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "concepts: [cahce]")),
+            "unknown concept 'cahce' (did you mean cache",
+        ),
         ("pack: mine\nsignals: [\n", "invalid YAML"),
         ("signals: []\n", "`pack` must name the pack"),
     ],
@@ -146,6 +151,7 @@ def test_build_writes_then_reports_up_to_date_and_detects_staleness(tmp_path: Pa
         "yaml-bool",
         "no-patterns",
         "bad-intent",
+        "unknown-concept",
         "yaml-syntax",
         "no-pack-name",
     ],
@@ -191,6 +197,22 @@ def test_project_pack_beats_user_pack_and_may_use_new_ids(tmp_path: Path) -> Non
     assert "zebra_widget" in detection.fired_ids
     assert "ui_surface" not in detection.fired_ids
     assert "zebra_widget" not in detect_signals(registry, "zebra widget").fired_ids
+
+
+def test_a_signal_fires_on_any_term_of_its_lexicon_concepts(tmp_path: Path) -> None:
+    """`patterns.concepts` fire a signal on synonyms and translations the phrases never list."""
+    _write(
+        tmp_path / "data" / "signals" / "mine.yaml",
+        _pack(GOOD_SIGNAL.replace("phrases: [zebra widget]", "concepts: [cache]")),
+    )
+    registry = load_registry(tmp_path / "data", None)
+    for prompt in ("the cache is stale", "缓存没有刷新", "memcached keeps old values"):
+        detection = detect_signals(registry, normalize_text(prompt))
+        assert "zebra_widget" in detection.fired_ids, prompt
+    assert "zebra_widget" not in detect_signals(registry, "rename the column").fired_ids
+    # The envelope hands over the concept hits it found itself.
+    matcher = registry.vocabulary.concept_matcher()
+    assert "zebra_widget" in build_envelope("清一下缓存", registry, matcher).fired
 
 
 def test_a_pack_file_can_switch_off_a_bundled_pack(tmp_path: Path) -> None:
@@ -265,8 +287,6 @@ def test_han_infixes_are_single_han_characters(tmp_path: Path, infix: str) -> No
 
 def test_the_envelope_word_lists_are_data(tmp_path: Path) -> None:
     """Clause words, command programs and path extensions come from envelope.yaml."""
-    from ome.envelope import build_envelope
-
     vocabulary = tmp_path / "vocabulary"
     shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
     text = (vocabulary / "envelope.yaml").read_text(encoding="utf-8")
