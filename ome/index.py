@@ -105,8 +105,11 @@ def _analyse(text: str, matcher: ConceptMatcher) -> _Analysed:
 def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
     covered = [(start, end) for start, _, end in text.hits]
     units: dict[str, None] = {}
-    for _, concept, _ in text.hits:
-        units.setdefault(concept_token(concept), None)
+    for start, concept, end in text.hits:
+        # A concept inside a longer one is part of its surface (approve in auto-approve): the
+        # phrase names the longer idea only.
+        if not any(s <= start and end <= e and (s, e) != (start, end) for s, e in covered):
+            units.setdefault(concept_token(concept), None)
     for term, start, kind, end in text.spans:
         # A code token is matched as a phrase; its parts carry the coverage.
         if kind == "code" or term in stopwords:

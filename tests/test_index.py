@@ -159,7 +159,11 @@ def reference_units(
     covered = [(h.start, h.end) for h in hits]
     units: dict[str, None] = {}
     for hit in hits:
-        units.setdefault(concept_token(hit.concept), None)
+        inner = any(
+            s <= hit.start and hit.end <= e and e - s > hit.end - hit.start for s, e in covered
+        )
+        if not inner:
+            units.setdefault(concept_token(hit.concept), None)
     for token in reference_tokenize(original):
         if token.term in stopwords or token.kind == "code":
             continue
@@ -448,5 +452,21 @@ def test_han_terms_are_found_whatever_their_first_character() -> None:
 def test_a_han_bigram_past_a_concept_keeps_its_content_character(
     text: str, expected: tuple[str, ...]
 ) -> None:
+    matcher, stopwords = vocabulary()
+    assert analyse_units(text, matcher, stopwords) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("-auto-approve", ("§auto_approve",)),  # not also §approval for its "approve"
+        ("terraform apply -auto-approve", ("§terraform", "§auto_approve")),
+        ("approve the migration", ("§approval", "§migration")),  # side by side, both stay
+    ],
+)
+def test_a_concept_inside_a_longer_ones_surface_is_not_a_unit(
+    text: str, expected: tuple[str, ...]
+) -> None:
+    """A phrase names the longer idea only, so a prompt saying it in other words still covers it."""
     matcher, stopwords = vocabulary()
     assert analyse_units(text, matcher, stopwords) == expected
