@@ -164,7 +164,7 @@ def test_recall_table(library: Path, prompt: str, expected: list[str]) -> None:
             "",
         ),
         (
-            "browser validation of the export API response",
+            "Open the export API response in the browser, it renders as raw JSON",
             "browser-check",
             "required_signal_missing",
         ),
