@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import orjson
 
-from ome.analysis import is_han
+from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
 from ome.errors import RegistryError
 from ome.resources import resource_dir
@@ -507,6 +507,19 @@ def _labelled_terms(check: _Checker, value: object, what: str) -> dict[str, list
     return result
 
 
+def _check_term_words(check: _Checker, term: str) -> None:
+    """A term of several words must stay several words once analysed: flags and one-letter
+    words are dropped, so 'push -f' would match every 'push' and 'p value' every 'value'."""
+    if has_han(term) or len(term.split()) < 2:
+        return
+    words = [t.term for t in tokenize(normalize_text(term).lower()) if t.kind in ("word", "part")]
+    if len(words) < 2:
+        raise check.fail(
+            f"term {term!r} analyses to the single word {''.join(words)!r} (flags and one-letter "
+            "words are dropped); spell it out or leave it out"
+        )
+
+
 def _read_concepts(path: Path) -> list[dict[str, Any]]:
     check = _Checker(path)
     body = check.mapping(_load_yaml(path), "the lexicon file", LEXICON_KEYS)
@@ -527,6 +540,7 @@ def _read_concepts(path: Path) -> list[dict[str, Any]]:
         if len(terms) < 2:
             raise item_check.fail("a concept needs at least two terms (a synonym set)")
         for term in terms:
+            _check_term_words(item_check, term)
             if term in owner:
                 raise item_check.fail(
                     f"term {term!r} is also in concept {owner[term]!r}; keep it in one concept"

@@ -376,3 +376,18 @@ def test_cli_reports_a_broken_user_pack_in_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(signals_group, ["list", "--data-dir", str(tmp_path / "data")])
     assert result.exit_code == 1
     assert str(path) in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_a_lexicon_term_that_analyses_to_one_word_is_refused(tmp_path: Path) -> None:
+    """'push -f' loses its flag and would match every 'push': the build says so."""
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    lexicon = vocabulary / "lexicon.yaml"
+    text = lexicon.read_text(encoding="utf-8")
+    lexicon.write_text(
+        text.replace("  - {id: force_push, terms: [", "  - {id: force_push, terms: [push -f, ", 1),
+        encoding="utf-8",
+    )
+    with pytest.raises(RegistryError) as caught:
+        compile_registry([], vocabulary)
+    assert "'push -f' analyses to the single word 'push'" in str(caught.value)
