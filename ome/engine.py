@@ -280,14 +280,22 @@ def recall(
         )
     }
     top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
+    homes: dict[int, int] = {}
+
+    def home_of(position: int) -> int:
+        """The clause a card's evidence comes from, computed once per card."""
+        home = homes.get(position)
+        if home is None:
+            home = homes[position] = home_clause(index.cards[position], env, weight)
+        return home
+
     # A prompt that announces several tasks holds one per clause: a card then needs to be
     # close to the best card of its own clause, not to the other task's card.
     clause_top: dict[int, int] = {}
     if env.multi_task:
         for p, a in ranked:
             if a.admitted and p not in subsumed:
-                home = home_clause(a.card, env, weight)
-                clause_top[home] = max(clause_top.get(home, 0), a.score)
+                clause_top[home_of(p)] = max(clause_top.get(home_of(p), 0), a.score)
 
     def contest(
         held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str
@@ -314,7 +322,7 @@ def recall(
             contest(duplicate, position, a, wins, REJECT_DUPLICATE)
             continue
         if not a.strong_anchor:
-            home = home_clause(a.card, env, weight)
+            home = home_of(position)
             if a.score < clause_top.get(home, top_score) * params.RELATIVE_FLOOR:
                 decisions[position] = REJECT_RELATIVE
                 continue
@@ -322,11 +330,7 @@ def recall(
             # stronger lexical evidence keeps the clause, whichever came first in the fused
             # order. Signals are left out: they fire for a whole area, not for one look-alike.
             rival = next(
-                (
-                    s
-                    for s in selected
-                    if not s[1].strong_anchor and home_clause(s[1].card, env, weight) == home
-                ),
+                (s for s in selected if not s[1].strong_anchor and home_of(s[0]) == home),
                 None,
             )
             if rival is not None:

@@ -7,7 +7,7 @@ the cards and the registry, so the cache layer can store it and reuse it while n
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -165,6 +165,27 @@ def field_terms(text: str, matcher: ConceptMatcher, stopwords: frozenset[str]) -
     return terms
 
 
+def collect_phrases(card: Card, make: Callable[[str, str], Phrase]) -> tuple[Phrase, ...]:
+    """A card's phrases in match order (triggers, aliases, title, use_when when the card has
+    triggers, topics), each text once and only when it has units; `make(kind, text)` builds one."""
+    phrases: list[Phrase] = []
+    seen: set[str] = set()
+    sources: list[tuple[str, Iterable[str]]] = [
+        ("trigger", card.recall_triggers),
+        ("alias", card.alias_phrases),
+        ("title", (card.title,) if card.title else ()),
+        ("use_when", card.use_when if card.triggers else ()),
+        ("topic", card.topics),
+    ]
+    for kind, texts in sources:
+        for text in texts:
+            p = make(kind, text)
+            if p.text and p.text not in seen and p.units:
+                seen.add(p.text)
+                phrases.append(p)
+    return tuple(phrases)
+
+
 def index_card(
     card: Card,
     layer: str,
@@ -206,21 +227,7 @@ def index_card(
             assert terms is not None
         return terms
 
-    phrases: list[Phrase] = []
-    seen: set[str] = set()
-    sources: list[tuple[str, Iterable[str]]] = [
-        ("trigger", card.recall_triggers),
-        ("alias", card.alias_phrases),
-        ("title", (card.title,) if card.title else ()),
-        ("use_when", card.use_when if card.triggers else ()),
-        ("topic", card.topics),
-    ]
-    for kind, texts in sources:
-        for text in texts:
-            p = phrase(kind, analyse(text))
-            if p.text and p.text not in seen and p.units:
-                seen.add(p.text)
-                phrases.append(p)
+    phrases = collect_phrases(card, lambda kind, text: phrase(kind, analyse(text)))
     fields = (
         ("title", field((card.title,))),
         ("triggers", field(card.recall_triggers)),
@@ -243,7 +250,7 @@ def index_card(
         layer=layer,
         path=path,
         fields=fields,
-        phrases=tuple(phrases),
+        phrases=phrases,
         ignore=tuple(phrase("ignore", analyse(text)) for text in card.ignore_when),
         descriptive_units=descriptive,
     )
@@ -292,6 +299,7 @@ __all__ = [
     "IndexedCard",
     "Phrase",
     "analyse_units",
+    "collect_phrases",
     "build_index",
     "card_postings",
     "field_terms",

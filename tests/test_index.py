@@ -14,7 +14,6 @@ import json
 import random
 import sys
 from collections import Counter
-from collections.abc import Iterable
 from functools import cache
 from pathlib import Path
 
@@ -42,6 +41,7 @@ from ome.index import (
     _is_technical,
     analyse_units,
     build_index,
+    collect_phrases,
     field_terms,
     index_card,
 )
@@ -211,21 +211,8 @@ def reference_index_card(
     def field(text: str) -> tuple[str, ...]:
         return reference_field(text, matcher, stopwords)
 
-    phrases: list[Phrase] = []
-    seen: set[str] = set()
-    sources: list[tuple[str, Iterable[str]]] = [
-        ("trigger", card.recall_triggers),
-        ("alias", card.alias_phrases),
-        ("title", (card.title,) if card.title else ()),
-        ("use_when", card.use_when if card.triggers else ()),
-        ("topic", card.topics),
-    ]
-    for kind, texts in sources:
-        for text in texts:
-            p = phrase(kind, text)
-            if p.text and p.text not in seen and p.units:
-                seen.add(p.text)
-                phrases.append(p)
+    # Which texts are phrases is shared; how each is analysed is what this reference checks.
+    phrases = collect_phrases(card, phrase)
     fields = (
         ("title", field(card.title)),
         ("triggers", field(" \n ".join(card.recall_triggers))),
@@ -248,7 +235,7 @@ def reference_index_card(
         layer="user",
         path=f"/cards/{card.id}.md",
         fields=fields,
-        phrases=tuple(phrases),
+        phrases=phrases,
         ignore=tuple(phrase("ignore", text) for text in card.ignore_when),
         descriptive_units=descriptive,
     )
