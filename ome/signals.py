@@ -213,21 +213,29 @@ def _is_ascii_alnum(char: str) -> bool:
     return char.isascii() and char.isalnum()
 
 
+def _touches(before: str, first: str) -> bool:
+    """True when `before` joins a phrase starting with `first` into a longer word or path."""
+    if first == "/":
+        return _is_ascii_alnum(before) or before in "_-./~"
+    return _is_ascii_alnum(before)
+
+
 def find_phrase(text: str, phrase: str, limit: int | None = None) -> list[tuple[int, int]]:
     """Spans of `phrase` in `text`; an ASCII letter/digit at a phrase edge must not touch another.
 
-    So `git` is not found in `github`, while CJK phrases match anywhere inside a Han run.
+    So `git` is not found in `github`, while CJK phrases match anywhere inside a Han run. A
+    slash command (`/goal`) is not found inside a path (`src/goal/`).
     """
     if not phrase:
         return []
-    check_start = _is_ascii_alnum(phrase[0])
+    check_start = _is_ascii_alnum(phrase[0]) or phrase[0] == "/"
     check_end = _is_ascii_alnum(phrase[-1])
     size = len(phrase)
     spans: list[tuple[int, int]] = []
     index = text.find(phrase)
     while index >= 0:
         end = index + size
-        start_ok = not check_start or index == 0 or not _is_ascii_alnum(text[index - 1])
+        start_ok = not check_start or index == 0 or not _touches(text[index - 1], phrase[0])
         end_ok = not check_end or end == len(text) or not _is_ascii_alnum(text[end])
         if start_ok and end_ok:
             spans.append((index, end))

@@ -143,6 +143,10 @@ def test_negative_signals_never_route_and_target_positive_ids() -> None:
         ("guide to build", "ui", []),
         ("", "git", []),
         ("git", "", []),
+        ("run /goal now", "/goal", [(4, 9)]),
+        ("用/goal开始", "/goal", [(1, 6)]),
+        ("edit src/goal/lifecycle.ts", "/goal", []),
+        ("see ./goal and ~/goal", "/goal", []),
     ],
 )
 def test_find_phrase_respects_ascii_word_boundaries(
