@@ -48,6 +48,9 @@ USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precis
 DESCRIPTION_SCALE = 2.5  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
+# When one of the card's own hints fired, the signal is one independent witness already: one
+# shared specific unit of the description (a word or concept on one card) is the second.
+HINTED_DESCRIPTION_MIN_UNITS = 1.0
 DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
@@ -97,6 +100,7 @@ __all__ = [
     "FIELD_WEIGHTS",
     "FULL_COVER_QUALITY",
     "HAN_BIGRAM_WEIGHT",
+    "HINTED_DESCRIPTION_MIN_UNITS",
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
     "MAX_BUDGET_CHARS",

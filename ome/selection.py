@@ -287,8 +287,10 @@ def assess_card(
         strong = strong or (anchor and phrase.kind != "topic")
     if best[0]:
         items.append(EvidenceItem(best[1], best[0], best[2]))
+    hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     cosine, described = _description_match(card, env, weight, sizes)
-    if described >= params.DESCRIPTION_MIN_UNITS:
+    least = params.HINTED_DESCRIPTION_MIN_UNITS if hinted else params.DESCRIPTION_MIN_UNITS
+    if described >= least:
         items.append(
             EvidenceItem(
                 "overlap",
@@ -305,7 +307,6 @@ def assess_card(
     if matched_paths:
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         strong = True
-    hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     if hinted:
         strongest = max(s.weight for h in hinted if (s := registry.get(h)) is not None)
         items.append(

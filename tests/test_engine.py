@@ -429,3 +429,21 @@ def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
     assert [m["id"] for m in long["matches"]] == ["icon-button-name"]
     rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
     assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"
+
+
+@pytest.mark.parametrize(("hints", "admitted"), [(["force_push"], True), ([], False)])
+def test_a_fired_hint_and_one_shared_description_word_admit_together(
+    data_dir: Path, hints: list[str], admitted: bool
+) -> None:
+    card = {
+        "title": "Give the platform group a heads-up",
+        "summary": "Other people build on that branch; tell them first.",
+        "criteria": {"use_when": ["others build on the branch"], "ignore_when": []},
+        "engine_hints": {"positive": hints},
+        "recall": {"triggers": ["heads-up to the platform group"], "topics": ["teamwork"]},
+    }
+    write_library(data_dir, {"heads-up-first": card})
+    doc = explain(data_dir, "Force-push to main; the platform is waiting.")
+    row = next(c for c in doc["diagnostics"]["candidates"] if c["id"] == "heads-up-first")
+    assert ("heads-up-first" in [m["id"] for m in doc["matches"]]) is admitted
+    assert ("overlap" in row["families"]) is admitted
