@@ -21,9 +21,10 @@ Language = Literal["en", "zh", "mixed", "none"]
 
 # Clause boundaries end an exclusion span; sentence boundaries end a segment.
 _SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
-# Punctuation that ends a clause; the words that do (and those between two tasks) are data.
-_CLAUSE_PUNCTUATION = r"[,;:.!?，；：。！？\n]"
-_SPLIT_PUNCTUATION = r"[,;:.!?，；：。！？、\n]"
+# Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
+# do (and those between two tasks) are data.
+_CLAUSE_PUNCTUATION = r"[,;:.!?，；：。！？\n—–]|\s--?\s"
+_SPLIT_PUNCTUATION = r"[,;:.!?，；：。！？、\n—–]|\s--?\s"
 
 
 @dataclass(frozen=True, slots=True)

@@ -447,3 +447,19 @@ def test_a_fired_hint_and_one_shared_description_word_admit_together(
     row = next(c for c in doc["diagnostics"]["candidates"] if c["id"] == "heads-up-first")
     assert ("heads-up-first" in [m["id"] for m in doc["matches"]]) is admitted
     assert ("overlap" in row["families"]) is admitted
+
+
+@pytest.mark.parametrize(
+    ("prompt", "excluded"),
+    [
+        ("No more design debate - now test it in a real browser", "no more design debate"),
+        ("No more design debate — now test it in a real browser", "no more design debate"),
+        ("不涉及数据迁移——只改前端样式", "不涉及数据迁移"),
+        ("no schema change, only rename the field", "no schema change"),
+        ("Use the built-in cache, no extra-large pages", "no extra-large pages"),
+    ],
+)
+def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
+    registry = load_registry()
+    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == [excluded]
