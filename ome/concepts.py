@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ome.analysis import Span, is_han, normalize_text, token_spans, tokenize
+from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 
 CONCEPT_PREFIX = "§"
 # One first term's sequences: concepts of the term alone, then (length, sequence -> concepts).
@@ -28,7 +29,8 @@ class ConceptHit:
 @dataclass(frozen=True, slots=True)
 class ConceptMatcher:
     """Han terms are found as substrings, also across one infix character between two Han
-    characters (an aspect particle: 改完密码 holds 改密码); other terms as whole-token sequences."""
+    characters (an aspect particle: 改完密码 holds 改密码); a long Han term also with a few Han
+    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences."""
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
@@ -44,8 +46,17 @@ class ConceptMatcher:
     # its one-term sequence, and (length, sequence -> concepts) for longer ones. A common first
     # word then costs one dict lookup per length instead of one comparison per sequence.
     _word_tables: dict[str, _WordTable] = field(init=False, repr=False, compare=False, hash=False)
+    # Han terms long enough to be found with a gap, by their first two characters.
+    _gapped: dict[str, tuple[tuple[str, str], ...]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
+        gapped: dict[str, list[tuple[str, str]]] = {}
+        for surface, concept in self.han_terms:
+            if len(surface) >= HAN_GAP_MIN_TERM and all(is_han(c) for c in surface):
+                gapped.setdefault(surface[:2], []).append((surface, concept))
+        object.__setattr__(self, "_gapped", {k: tuple(v) for k, v in gapped.items()})
         by_char: dict[str, list[tuple[str, str]]] = {}
         ascii_terms = False
         for surface, concept in self.han_terms:
@@ -99,6 +110,32 @@ class ConceptMatcher:
             ]
             if len(kept) < len(text):
                 hits.extend(self._substring_hits("".join(text[i] for i in kept), kept))
+        taken = {i for start, _, end in hits for i in range(start, end)}
+        hits.extend(self._gapped_hits(text, taken))
+        return hits
+
+    def _gapped_hits(self, text: str, taken: set[int]) -> list[tuple[int, str, int]]:
+        """Long Han terms split in two parts of two or more characters, with one to
+        HAN_GAP_MAX Han characters between the parts in the text that no other term holds
+        (设计规范文档 is no gapped 设计文档: its 规范 belongs to 设计规范)."""
+        bigrams = {text[i : i + 2] for i in range(len(text) - 1)}
+        hits: list[tuple[int, str, int]] = []
+        for key in sorted(bigrams & self._gapped.keys()):
+            for surface, concept in self._gapped[key]:
+                for split in range(2, len(surface) - 1):
+                    head, tail = surface[:split], surface[split:]
+                    if tail[:2] not in bigrams:
+                        continue
+                    start = text.find(head)
+                    while start >= 0:
+                        middle = start + split
+                        for gap in range(1, HAN_GAP_MAX + 1):
+                            filler = middle + gap - 1
+                            if filler >= len(text) or filler in taken or not is_han(text[filler]):
+                                break
+                            if text.startswith(tail, middle + gap):
+                                hits.append((start, concept, middle + gap + len(tail)))
+                        start = text.find(head, start + 1)
         return hits
 
     def _substring_hits(self, text: str, positions: list[int] | None) -> list[tuple[int, str, int]]:

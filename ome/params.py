@@ -53,6 +53,11 @@ DESCRIPTION_MIN_UNITS = 2
 HINTED_DESCRIPTION_MIN_UNITS = 1.0
 DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
+# A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
+# Han characters inside it, between two parts of two or more: Chinese puts an object or a
+# pronoun between a phrase's parts (按职责把它拆开 for 按职责拆开, 发布新流程 for 发布流程).
+HAN_GAP_MAX = 2
+HAN_GAP_MIN_TERM = 4
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
 SIGNAL_MAX = 0.45
 PATH_GLOB = 0.85  # a file the prompt names matches one of the card's `paths` globs
@@ -100,6 +105,8 @@ __all__ = [
     "FIELD_WEIGHTS",
     "FULL_COVER_QUALITY",
     "HAN_BIGRAM_WEIGHT",
+    "HAN_GAP_MAX",
+    "HAN_GAP_MIN_TERM",
     "HINTED_DESCRIPTION_MIN_UNITS",
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",

@@ -1,4 +1,5 @@
-"""The concept matcher: Han terms as substrings (also across one infix), words as sequences."""
+"""The concept matcher: Han terms as substrings (also across one infix or a short gap), words as
+sequences."""
 
 from __future__ import annotations
 
@@ -37,6 +38,40 @@ def test_han_terms_are_found_across_one_infix(
     text: str, expected: list[tuple[int, str, int]]
 ) -> None:
     assert sorted(MATCHER.han_hits(text)) == expected
+
+
+GAPPED = build_concept_matcher(
+    [
+        ("single_responsibility", ["按职责拆开"]),
+        ("release_process", ["发布流程"]),
+        ("drop", ["删表"]),
+        ("design_doc", ["设计文档"]),
+        ("design_source", ["设计规范"]),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("按职责拆开", [(0, "single_responsibility", 5)]),
+        # An object or a pronoun inside a long term: up to two Han characters.
+        ("按职责把它拆开", [(0, "single_responsibility", 7)]),
+        ("改一下发布新流程", [(3, "release_process", 8)]),
+        ("发布了新的流程", []),
+        ("发布 新流程", []),
+        ("发布a流程", []),
+        # Short terms keep their exact form: 删旧表 is not 删表.
+        ("删旧表", []),
+        ("按职", []),
+        # What sits inside must be filler: 规范 belongs to 设计规范, so no gapped 设计文档.
+        ("设计规范文档", [(0, "design_source", 4)]),
+    ],
+)
+def test_a_long_han_term_is_found_with_a_short_gap(
+    text: str, expected: list[tuple[int, str, int]]
+) -> None:
+    assert sorted(GAPPED.han_hits(text)) == expected
 
 
 def test_without_infixes_a_split_term_is_not_found() -> None:

@@ -45,7 +45,7 @@ from ome.index import (
     field_terms,
     index_card,
 )
-from ome.params import FIELD_WEIGHTS
+from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM
 from ome.registry import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,6 +141,24 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
                     break
             if matched == len(surface) and skipped:
                 hits.add(ConceptHit(concept, start, at))
+    # A long all-Han term may hold up to HAN_GAP_MAX Han characters between two parts, when no
+    # term found so far holds them.
+    held = {i for hit in hits for i in range(hit.start, hit.end)}
+    for start, char in enumerate(text):
+        for surface, concept in han_terms_by_first(matcher).get(char, ()):
+            if len(surface) < HAN_GAP_MIN_TERM or not all(is_han(c) for c in surface):
+                continue
+            for split in range(2, len(surface) - 1):
+                for gap in range(1, HAN_GAP_MAX + 1):
+                    inside = range(start + split, start + split + gap)
+                    after = start + split + gap
+                    if (
+                        text[start : start + split] == surface[:split]
+                        and after <= len(text)
+                        and all(is_han(text[i]) and i not in held for i in inside)
+                        and text[after : after + len(surface) - split] == surface[split:]
+                    ):
+                        hits.add(ConceptHit(concept, start, after + len(surface) - split))
     ascii_tokens = [t for t in reference_tokenize(text) if t.kind in SEQUENCE_KINDS]
     words = [t.term for t in ascii_tokens]
     for i, word in enumerate(words):
