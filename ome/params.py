@@ -48,9 +48,11 @@ USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precis
 DESCRIPTION_SCALE = 2.5  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
-# When one of the card's own hints fired, the signal is one independent witness already: one
-# shared specific unit of the description (a word or concept on one card) is the second.
+# When one of the card's own specific hints fired (registry weight at least the minimum), the
+# signal is one independent witness already: one shared specific unit of the description (a word
+# or concept on one card) is the second. Broad signals (any UI word, any failure) are not.
 HINTED_DESCRIPTION_MIN_UNITS = 1.0
+HINTED_SIGNAL_MIN_WEIGHT = 0.6
 DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
@@ -108,6 +110,7 @@ __all__ = [
     "HAN_GAP_MAX",
     "HAN_GAP_MIN_TERM",
     "HINTED_DESCRIPTION_MIN_UNITS",
+    "HINTED_SIGNAL_MIN_WEIGHT",
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
     "MAX_BUDGET_CHARS",

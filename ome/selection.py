@@ -289,7 +289,11 @@ def assess_card(
         items.append(EvidenceItem(best[1], best[0], best[2]))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     cosine, described = _description_match(card, env, weight, sizes)
-    least = params.HINTED_DESCRIPTION_MIN_UNITS if hinted else params.DESCRIPTION_MIN_UNITS
+    specific_hint = any(
+        (s := registry.get(h)) is not None and s.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
+        for h in hinted
+    )
+    least = params.HINTED_DESCRIPTION_MIN_UNITS if specific_hint else params.DESCRIPTION_MIN_UNITS
     if described >= least:
         items.append(
             EvidenceItem(

@@ -431,9 +431,22 @@ def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
     assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"
 
 
-@pytest.mark.parametrize(("hints", "admitted"), [(["force_push"], True), ([], False)])
-def test_a_fired_hint_and_one_shared_description_word_admit_together(
-    data_dir: Path, hints: list[str], admitted: bool
+FORCE_PUSH = "Force-push to main; the platform is waiting."
+UI_FIX = "Fix the button on the settings page; the platform is waiting."
+
+
+@pytest.mark.parametrize(
+    ("hints", "prompt", "admitted"),
+    [
+        (["force_push"], FORCE_PUSH, True),
+        ([], FORCE_PUSH, False),
+        # A broad signal (any UI word fires it) is no second witness.
+        (["ui_surface"], UI_FIX, False),
+    ],
+    ids=["specific-hint", "no-hint", "broad-hint"],
+)
+def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
+    data_dir: Path, hints: list[str], prompt: str, admitted: bool
 ) -> None:
     card = {
         "title": "Give the platform group a heads-up",
@@ -443,8 +456,9 @@ def test_a_fired_hint_and_one_shared_description_word_admit_together(
         "recall": {"triggers": ["heads-up to the platform group"], "topics": ["teamwork"]},
     }
     write_library(data_dir, {"heads-up-first": card})
-    doc = explain(data_dir, "Force-push to main; the platform is waiting.")
+    doc = explain(data_dir, prompt)
     row = next(c for c in doc["diagnostics"]["candidates"] if c["id"] == "heads-up-first")
+    assert set(hints) <= set(doc["envelope"]["signals"])
     assert ("heads-up-first" in [m["id"] for m in doc["matches"]]) is admitted
     assert ("overlap" in row["families"]) is admitted
 
