@@ -53,7 +53,10 @@ DESCRIPTION_MIN_UNITS = 2
 # or concept on one card) is the second. Broad signals (any UI word, any failure) are not.
 HINTED_DESCRIPTION_MIN_UNITS = 1.0
 HINTED_SIGNAL_MIN_WEIGHT = 0.6
-DESCRIPTION_ALONE_COSINE = 0.17  # a description this close is an anchor of its own (admits alone)
+# A description this close (set cosine) that shares at least this much unit weight (a word on one
+# card weighs 1, a Han bigram half of its specificity) is an anchor of its own: it admits alone.
+DESCRIPTION_ALONE_COSINE = 0.17
+DESCRIPTION_ALONE_UNITS = 2.5
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
 # Han characters inside it, between two parts of two or more: Chinese puts an object or a
@@ -99,6 +102,7 @@ __all__ = [
     "DEFAULT_LIMIT",
     "DEFAULT_THRESHOLD",
     "DESCRIPTION_ALONE_COSINE",
+    "DESCRIPTION_ALONE_UNITS",
     "DESCRIPTION_MAX",
     "DESCRIPTION_MIN_UNITS",
     "DESCRIPTION_SCALE",

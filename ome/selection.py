@@ -337,7 +337,10 @@ def assess_card(
         solid_lexical = {
             i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH
         } & LEXICAL_FAMILIES
-        described_alone = cosine >= params.DESCRIPTION_ALONE_COSINE and described >= 3
+        described_alone = (
+            cosine >= params.DESCRIPTION_ALONE_COSINE
+            and described >= params.DESCRIPTION_ALONE_UNITS
+        )
         bypass = strong or (
             score >= params.ROUTING_BYPASS_SCORE and (len(solid_lexical) >= 2 or described_alone)
         )
@@ -351,7 +354,10 @@ def assess_card(
         elif not (
             strong
             or (lexical and len(solid) >= 2)
-            or (cosine >= params.DESCRIPTION_ALONE_COSINE and described >= 3)
+            or (
+                cosine >= params.DESCRIPTION_ALONE_COSINE
+                and described >= params.DESCRIPTION_ALONE_UNITS
+            )
         ):
             rejection = REJECT_WEAK
     return Assessment(

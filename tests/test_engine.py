@@ -477,3 +477,26 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
     registry = load_registry()
     env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
     assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == [excluded]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "admitted"),
+    [
+        ("zorbic quintal 鹦鹉", True),  # two words and a Han bigram: 2.5 units
+        ("zorbic quintal 骆驼", False),  # two words: overlap alone is not enough
+    ],
+)
+def test_a_close_description_admits_alone_from_two_and_a_half_units(
+    data_dir: Path, prompt: str, admitted: bool
+) -> None:
+    card = {
+        "title": "Keep an audit trail",
+        "summary": "The zorbic quintal 鹦鹉 drifts when the gizmo naps.",
+        "criteria": {"use_when": ["an audit is coming"], "ignore_when": []},
+        "recall": {"triggers": ["audit trail"], "topics": ["compliance"]},
+    }
+    write_library(data_dir, {"audit-trail": card})
+    doc = explain(data_dir, prompt)
+    (row,) = doc["diagnostics"]["candidates"]
+    assert row["families"] == ["overlap"]
+    assert (row["rejection"] == "") is admitted
