@@ -299,7 +299,7 @@ def assess_card(
             EvidenceItem(
                 "overlap",
                 min(params.DESCRIPTION_MAX, params.DESCRIPTION_SCALE * cosine),
-                f"{described:g} units, cosine {cosine:.2f}",
+                f"{described:g} unit{'' if described == 1 else 's'}, cosine {cosine:.2f}",
             )
         )
     matched_paths = sorted(
