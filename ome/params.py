@@ -53,6 +53,10 @@ DESCRIPTION_MIN_UNITS = 2
 # or concept on one card) is the second. Broad signals (any UI word, any failure) are not.
 HINTED_DESCRIPTION_MIN_UNITS = 1.0
 HINTED_SIGNAL_MIN_WEIGHT = 0.6
+# The same holds for a one-concept trigger met through a synonym when the concept is specific:
+# its strength is ANCHOR_MAX * CONCEPT_PHRASE_QUALITY * the concept's specificity (0.45 when the
+# concept is on one card).
+SYNONYM_WITNESS_STRENGTH = 0.44
 # A description this close (set cosine) that shares at least this much unit weight (a word on one
 # card weighs 1, a Han bigram half of its specificity) is an anchor of its own: it admits alone.
 DESCRIPTION_ALONE_COSINE = 0.17
@@ -135,6 +139,7 @@ __all__ = [
     "SUBSUME_LEFT_SHARE",
     "SUBSUME_RATIO",
     "SUMMARY_SHORT_CHARS",
+    "SYNONYM_WITNESS_STRENGTH",
     "TOPIC_QUALITY",
     "USE_WHEN_FACTOR",
 ]

@@ -277,23 +277,32 @@ def assess_card(
     c = card.card
     items: list[EvidenceItem] = []
     strong = False
-    best: tuple[float, str, str] = (0.0, "", "")
+    best: tuple[float, str, Phrase | None] = (0.0, "", None)
     for phrase in card.phrases:
         quality, anchor, kind = _phrase_quality(phrase, env, weight)
         factor = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
         strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:
-            best = (strength, kind, phrase.text)
+            best = (strength, kind, phrase)
         strong = strong or (anchor and phrase.kind != "topic")
-    if best[0]:
-        items.append(EvidenceItem(best[1], best[0], best[2]))
+    if best[2] is not None:
+        items.append(EvidenceItem(best[1], best[0], best[2].text))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     cosine, described = _description_match(card, env, weight, sizes)
-    specific_hint = any(
+    # A witness of its own lowers the description bar to one unit: one of the card's specific
+    # hints fired, or a one-concept trigger was met through a synonym of a specific concept and
+    # the description shares something besides that concept.
+    witnessed = (
+        best[2] is not None
+        and best[1] == "concepts"
+        and best[0] >= params.SYNONYM_WITNESS_STRENGTH
+        and bool(prompt_units(card, env) - set(best[2].units))
+    )
+    witnessed = witnessed or any(
         (s := registry.get(h)) is not None and s.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
         for h in hinted
     )
-    least = params.HINTED_DESCRIPTION_MIN_UNITS if specific_hint else params.DESCRIPTION_MIN_UNITS
+    least = params.HINTED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
     if described >= least:
         items.append(
             EvidenceItem(

@@ -108,6 +108,19 @@ def explain(library: Path, prompt: str) -> dict[str, Any]:
     return result_json(match_prompt(workspace, prompt, recall_options(workspace)), explain=True)
 
 
+def lone_card(data_dir: Path, summary: str, trigger: str, prompt: str) -> dict[str, Any]:
+    """The explain row of the only card of a library, for a prompt."""
+    card = {
+        "title": "Keep a way back",
+        "summary": summary,
+        "criteria": {"use_when": ["before a risky release"], "ignore_when": []},
+        "recall": {"triggers": [trigger], "topics": ["operations"]},
+    }
+    write_library(data_dir, {"lone": card})
+    (row,) = explain(data_dir, prompt)["diagnostics"]["candidates"]
+    return dict(row)
+
+
 @pytest.mark.parametrize(
     ("prompt", "expected"),
     [
@@ -489,14 +502,25 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
 def test_a_close_description_admits_alone_from_two_and_a_half_units(
     data_dir: Path, prompt: str, admitted: bool
 ) -> None:
-    card = {
-        "title": "Keep an audit trail",
-        "summary": "The zorbic quintal 鹦鹉 drifts when the gizmo naps.",
-        "criteria": {"use_when": ["an audit is coming"], "ignore_when": []},
-        "recall": {"triggers": ["audit trail"], "topics": ["compliance"]},
-    }
-    write_library(data_dir, {"audit-trail": card})
-    doc = explain(data_dir, prompt)
-    (row,) = doc["diagnostics"]["candidates"]
+    row = lone_card(
+        data_dir, "The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire", prompt
+    )
     assert row["families"] == ["overlap"]
+    assert (row["rejection"] == "") is admitted
+
+
+@pytest.mark.parametrize(
+    ("prompt", "admitted"),
+    [
+        ("revert the 鹦鹉 now", True),  # the trigger through a synonym, and 鹦鹉 besides
+        ("先回滚鹦鹉", True),
+        ("revert it now", False),  # the synonym alone: one witness, not two
+        ("先回滚", False),
+    ],
+)
+def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
+    data_dir: Path, prompt: str, admitted: bool
+) -> None:
+    row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
+    assert row["evidence"][-1]["family"] == "concepts"
     assert (row["rejection"] == "") is admitted
