@@ -51,7 +51,7 @@ DESCRIPTION_MIN_UNITS = 2
 # When one of the card's own specific hints fired (registry weight at least the minimum), the
 # signal is one independent witness already: one shared specific unit of the description (a word
 # or concept on one card) is the second. Broad signals (any UI word, any failure) are not.
-HINTED_DESCRIPTION_MIN_UNITS = 1.0
+WITNESSED_DESCRIPTION_MIN_UNITS = 1.0
 HINTED_SIGNAL_MIN_WEIGHT = 0.6
 # The same holds for a one-concept trigger met through a synonym when the concept is specific:
 # its strength is ANCHOR_MAX * CONCEPT_PHRASE_QUALITY * the concept's specificity (0.45 when the
@@ -117,7 +117,6 @@ __all__ = [
     "HAN_BIGRAM_WEIGHT",
     "HAN_GAP_MAX",
     "HAN_GAP_MIN_TERM",
-    "HINTED_DESCRIPTION_MIN_UNITS",
     "HINTED_SIGNAL_MIN_WEIGHT",
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
@@ -142,4 +141,5 @@ __all__ = [
     "SYNONYM_WITNESS_STRENGTH",
     "TOPIC_QUALITY",
     "USE_WHEN_FACTOR",
+    "WITNESSED_DESCRIPTION_MIN_UNITS",
 ]

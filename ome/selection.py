@@ -302,7 +302,7 @@ def assess_card(
         (s := registry.get(h)) is not None and s.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
         for h in hinted
     )
-    least = params.HINTED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
+    least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
     if described >= least:
         items.append(
             EvidenceItem(
