@@ -520,9 +520,8 @@ def _check_term_words(check: _Checker, term: str) -> None:
         )
 
 
-def _read_concepts(path: Path) -> list[dict[str, Any]]:
+def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     check = _Checker(path)
-    body = check.mapping(_load_yaml(path), "the lexicon file", LEXICON_KEYS)
     raw = body.get("concepts")
     if not isinstance(raw, list):
         raise check.fail("`concepts` must be a list of {id, terms}")
@@ -550,9 +549,8 @@ def _read_concepts(path: Path) -> list[dict[str, Any]]:
     return [{"id": key, "terms": concepts[key]} for key in sorted(concepts)]
 
 
-def _read_han_infixes(path: Path) -> list[str]:
+def _read_han_infixes(path: Path, body: Mapping[str, Any]) -> list[str]:
     check = _Checker(path)
-    body = check.mapping(_load_yaml(path), "the lexicon file", LEXICON_KEYS)
     infixes = check.strings(body.get("han_infixes", []), "`han_infixes`")
     for infix in infixes:
         if len(infix) != 1 or not is_han(infix):
@@ -571,6 +569,10 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
     cues = {
         key: env_check.mapping(envelope.get(key, {}), f"`{key}`", STOPWORD_KEYS) for key in CUE_KEYS
     }
+    lexicon_path = directory / "lexicon.yaml"
+    lexicon = _Checker(lexicon_path).mapping(
+        _load_yaml(lexicon_path), "the lexicon file", LEXICON_KEYS
+    )
     return {
         "stopwords": {
             lang: sorted(stop_check.strings(stopwords.get(lang), f"`{lang}`"))
@@ -590,8 +592,8 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
             key: sorted(env_check.strings(envelope.get(key, []), f"`{key}`"))
             for key in TOKEN_LIST_KEYS
         },
-        "concepts": _read_concepts(directory / "lexicon.yaml"),
-        "han_infixes": _read_han_infixes(directory / "lexicon.yaml"),
+        "concepts": _read_concepts(lexicon_path, lexicon),
+        "han_infixes": _read_han_infixes(lexicon_path, lexicon),
     }
 
 
