@@ -288,19 +288,19 @@ def assess_card(
     if best[2] is not None:
         items.append(EvidenceItem(best[1], best[0], best[2].text))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
+    strongest = max((s.weight for h in hinted if (s := registry.get(h)) is not None), default=0.0)
     cosine, described = _description_match(card, env, weight, sizes)
+    described_alone = (
+        cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
+    )
     # A witness of its own lowers the description bar to one unit: one of the card's specific
     # hints fired, or a one-concept trigger was met through a synonym of a specific concept and
     # the description shares something besides that concept.
-    witnessed = (
+    witnessed = strongest >= params.HINTED_SIGNAL_MIN_WEIGHT or (
         best[2] is not None
         and best[1] == "concepts"
         and best[0] >= params.SYNONYM_WITNESS_STRENGTH
         and bool(prompt_units(card, env) - set(best[2].units))
-    )
-    witnessed = witnessed or any(
-        (s := registry.get(h)) is not None and s.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
-        for h in hinted
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
     if described >= least:
@@ -321,7 +321,6 @@ def assess_card(
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         strong = True
     if hinted:
-        strongest = max(s.weight for h in hinted if (s := registry.get(h)) is not None)
         items.append(
             EvidenceItem(
                 "signals",
@@ -346,10 +345,6 @@ def assess_card(
         solid_lexical = {
             i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH
         } & LEXICAL_FAMILIES
-        described_alone = (
-            cosine >= params.DESCRIPTION_ALONE_COSINE
-            and described >= params.DESCRIPTION_ALONE_UNITS
-        )
         bypass = strong or (
             score >= params.ROUTING_BYPASS_SCORE and (len(solid_lexical) >= 2 or described_alone)
         )
@@ -360,14 +355,7 @@ def assess_card(
         lexical = solid & LEXICAL_FAMILIES
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
-        elif not (
-            strong
-            or (lexical and len(solid) >= 2)
-            or (
-                cosine >= params.DESCRIPTION_ALONE_COSINE
-                and described >= params.DESCRIPTION_ALONE_UNITS
-            )
-        ):
+        elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
     return Assessment(
         card=card,
