@@ -32,6 +32,7 @@ REJECT_INTENT_EXCLUDED = "intent_excluded"
 REJECT_INTENT_MISSING = "intent_not_included"
 REJECT_BELOW_THRESHOLD = "below_threshold"
 REJECT_WEAK = "insufficient_evidence"
+REJECT_QUESTION = "question_without_covered_phrase"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
 REJECT_SUBSUMED = "subsumed_by_broader_match"
@@ -357,6 +358,16 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
+        elif (
+            env.intent_modes == ("explain",)
+            and not strong
+            and not any(
+                i.family == "coverage" and i.strength >= params.FAMILY_MIN_STRENGTH for i in items
+            )
+        ):
+            # A question that only asks how or why something works is answered from knowledge,
+            # not from a lesson: a card joins it when the prompt covers one of its phrases.
+            rejection = REJECT_QUESTION
     return Assessment(
         card=card,
         gates=gates,
@@ -426,6 +437,7 @@ __all__ = [
     "REJECT_IGNORE",
     "REJECT_LIMIT",
     "REJECT_ONE_TASK",
+    "REJECT_QUESTION",
     "REJECT_RELATIVE",
     "REJECT_ROUTING",
     "REJECT_SUBSUMED",

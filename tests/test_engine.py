@@ -510,6 +510,25 @@ def test_a_close_description_admits_alone_from_two_and_a_half_units(
 
 
 @pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("zorbic quintal 鹦鹉", ""),
+        ("What is a zorbic quintal 鹦鹉?", "question_without_covered_phrase"),
+        # The question names a situation of the card (a use_when phrase): the lesson applies.
+        ("Why does a zorbic quintal 鹦鹉 matter before a risky release?", ""),
+    ],
+)
+def test_a_how_or_why_question_needs_a_covered_phrase(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    row = lone_card(
+        data_dir, "The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire", prompt
+    )
+    assert "overlap" in row["families"]
+    assert row["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
     ("prompt", "admitted"),
     [
         ("revert the 鹦鹉 now", True),  # the trigger through a synonym, and 鹦鹉 besides
