@@ -158,6 +158,8 @@ def _cue_spans(
     spans: list[tuple[int, int]] = []
     for cue in cues:
         for start, _ in find_phrase(text, cue):
+            if _asks_either_way(text, start):
+                continue
             end_match = clause_end.search(text, start + len(cue))
             end = end_match.start() if end_match else len(text)
             spans.append((start, end))
@@ -169,6 +171,14 @@ def _cue_spans(
         else:
             merged.append((start, end))
     return tuple(merged)
+
+
+def _asks_either_way(text: str, start: int) -> bool:
+    """True for the 不 or 没 of a Chinese A-not-A question (是不是, 要不要, 有没有): it asks, it
+    does not negate."""
+    return (
+        text[start] in "不没" and 0 < start < len(text) - 1 and text[start - 1] == text[start + 1]
+    )
 
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:

@@ -493,6 +493,25 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("prompt", "excluded", "force_push"),
+    [
+        ("看看布局是不是符合 DESIGN.md 的规范", [], False),  # an A-not-A question asks
+        ("这不是布局问题，是接口超时", ["不是布局问题"], False),
+        ("不是不能改，是先别改", ["不是不能改"], False),
+        ("要不要强制推送到 main", [], True),
+        ("不要强制推送到 main", [], False),  # a prohibition negates; it excludes nothing
+    ],
+)
+def test_an_a_not_a_question_is_not_a_negation(
+    prompt: str, excluded: list[str], force_push: bool
+) -> None:
+    registry = load_registry()
+    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == excluded
+    assert ("force_push" in env.fired) is force_push
+
+
+@pytest.mark.parametrize(
     ("prompt", "admitted"),
     [
         ("zorbic quintal 鹦鹉", True),  # two words and a Han bigram: 2.5 units
