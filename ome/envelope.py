@@ -22,9 +22,10 @@ Language = Literal["en", "zh", "mixed", "none"]
 # Clause boundaries end an exclusion span; sentence boundaries end a segment.
 _SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
-# do (and those between two tasks) are data.
-_CLAUSE_PUNCTUATION = r"[,;:.!?，；：。！？\n—–]|\s--?\s"
-_SPLIT_PUNCTUATION = r"[,;:.!?，；：。！？、\n—–]|\s--?\s"
+# do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
+# "schema.sql", "python:3", "https://") ends nothing.
+_CLAUSE_PUNCTUATION = r"[,;!?，；：。！？\n—–]|(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
+_SPLIT_PUNCTUATION = r"[,;!?，；：。！？、\n—–]|(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
 
 
 @dataclass(frozen=True, slots=True)

@@ -484,6 +484,8 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         ("不涉及数据迁移——只改前端样式", "不涉及数据迁移"),
         ("no schema change, only rename the field", "no schema change"),
         ("Use the built-in cache, no extra-large pages", "no extra-large pages"),
+        ("no schema.sql change, only rename the field", "no schema.sql change"),
+        ("no bump past python:3.12.4: pin it", "no bump past python:3.12.4"),
     ],
 )
 def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
