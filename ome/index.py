@@ -111,8 +111,16 @@ def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
         if not any(s <= start and end <= e and (s, e) != (start, end) for s, e in covered):
             units.setdefault(concept_token(concept), None)
     for term, start, kind, end in text.spans:
-        # A code token is matched as a phrase; its parts carry the coverage.
-        if kind == "code" or term in stopwords:
+        # A code token is matched as a phrase; its parts carry the coverage, unless one part is
+        # a stopword that the others do not say (icon-only, read-only): then the token does.
+        if kind == "code":
+            if any(
+                k == "part" and t in stopwords and start <= s and e <= end
+                for t, s, k, e in text.spans
+            ):
+                units.setdefault(term, None)
+            continue
+        if term in stopwords:
             continue
         overlapping = [(s, e) for s, e in covered if start < e and s < end]
         if not overlapping:

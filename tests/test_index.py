@@ -182,8 +182,19 @@ def reference_units(
         )
         if not inner:
             units.setdefault(concept_token(hit.concept), None)
-    for token in reference_tokenize(original):
-        if token.term in stopwords or token.kind == "code":
+    tokens = reference_tokenize(original)
+    for token in tokens:
+        if token.kind == "code":
+            # A stopword among its parts (the "only" of icon-only) makes the token a unit.
+            parts = [
+                t.term
+                for t in tokens
+                if t.kind == "part" and token.start <= t.start and t.end <= token.end
+            ]
+            if set(parts) & stopwords:
+                units.setdefault(token.term, None)
+            continue
+        if token.term in stopwords:
             continue
         inside = {i for start, end in covered for i in range(start, end)}
         outside = [original.lower()[i] for i in range(token.start, token.end) if i not in inside]
@@ -473,5 +484,21 @@ def test_a_concept_inside_a_longer_ones_surface_is_not_a_unit(
     text: str, expected: tuple[str, ...]
 ) -> None:
     """A phrase names the longer idea only, so a prompt saying it in other words still covers it."""
+    matcher, stopwords = vocabulary()
+    assert analyse_units(text, matcher, stopwords) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # "only" is a stopword, so the parts alone would make this any icon and any button.
+        ("icon-only button", ("§icon", "§button", "icon-only")),
+        ("icon button", ("§icon", "§button")),
+        ("rate-limit", ("§rate_limit",)),  # every part says something: the parts carry it
+    ],
+)
+def test_a_code_token_with_a_stopword_part_is_a_unit_itself(
+    text: str, expected: tuple[str, ...]
+) -> None:
     matcher, stopwords = vocabulary()
     assert analyse_units(text, matcher, stopwords) == expected
