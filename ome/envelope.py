@@ -83,6 +83,10 @@ _SYMBOL_RE = re.compile(
     r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+_\w+\b|\b\w+\(\)"
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
 )
+# List markers "1)", "1.", "1、", "(1)", "①" and their second item: a prompt that numbers its
+# tasks holds several, however long it is. A version or a decimal (v1.2, 1.5s) is no marker.
+_FIRST_ITEM_RE = re.compile(r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)")
+_SECOND_ITEM_RE = re.compile(r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)")
 SEGMENT_MAX_CHARS = 240
 # A prompt of this many sentences or more is "long": background and focus are told apart.
 LONG_PROMPT_SEGMENTS = 4
@@ -119,7 +123,7 @@ class Envelope:
     windows: tuple[tuple[frozenset[str], float], ...]  # neighbouring segments' terms, weight
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
-    multi_task: bool  # the prompt announces more than one task ("two things", "fix both")
+    multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
     files: tuple[str, ...]
     commands: tuple[str, ...]
     symbols: tuple[str, ...]
@@ -180,6 +184,12 @@ def _asks_either_way(text: str, start: int) -> bool:
     return (
         text[start] in "不没" and 0 < start < len(text) - 1 and text[start - 1] == text[start + 1]
     )
+
+
+def _numbers_tasks(text: str) -> bool:
+    """True when the prompt numbers its tasks: a first list marker, then a second one."""
+    first = _FIRST_ITEM_RE.search(text)
+    return first is not None and _SECOND_ITEM_RE.search(text, first.end()) is not None
 
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
@@ -308,8 +318,10 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=len(clauses) > 1
-        and not long_prompt
-        and any(find_phrase(text, cue) for cue in vocab.multi_task_cues),
+        and (
+            _numbers_tasks(text)
+            or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
+        ),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],

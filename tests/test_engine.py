@@ -405,6 +405,13 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
             "Logs go to Loki. The real problem: the deploy hangs, and the health check fails.",
             False,
         ),
+        (
+            "Some background first. We run two services on one cluster. The team is small. "
+            "1) The deploy hangs; find out why. 2) The health check fails on the replica.",
+            True,
+        ),
+        ("1、帮我把日志脱敏；2、把 lodash 升到 4.17.21，然后跑测试", True),
+        ("Bump v1.2 to v2.0 and fix 1.5s latency", False),
     ],
     ids=[
         "two-things",
@@ -414,9 +421,12 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
         "one-clause",
         "short-sentences",
         "long-prompt",
+        "long-numbered",
+        "zh-numbered",
+        "versions-are-no-list",
     ],
 )
-def test_a_short_prompt_announcing_several_tasks_is_read_as_several(
+def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
     prompt: str, multi_task: bool
 ) -> None:
     registry = load_registry()
@@ -442,6 +452,16 @@ def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
     assert [m["id"] for m in long["matches"]] == ["icon-button-name"]
     rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
     assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"
+    numbered = explain(
+        data_dir,
+        "Some context first. Our web shop ships in nine languages and the team is small. "
+        f"Marketing also wants a new banner. 1) In the cart, {plurals}. 2) Right now {icons}.",
+    )
+    assert numbered["envelope"]["long_prompt"] and numbered["envelope"]["multi_task"]
+    assert sorted(m["id"] for m in numbered["matches"]) == [
+        "icon-button-name",
+        "icu-plural-messages",
+    ]
 
 
 FORCE_PUSH = "Force-push to main; the platform is waiting."
