@@ -84,7 +84,8 @@ _SYMBOL_RE = re.compile(
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
 )
 # List markers "1)", "1.", "1、", "(1)", "①" and their second item: a prompt that numbers its
-# tasks holds several, however long it is. A version or a decimal (v1.2, 1.5s) is no marker.
+# tasks holds several, however long it is (words that number tasks are data: first_task_markers).
+# A version or a decimal (v1.2, 1.5s) is no marker.
 _FIRST_ITEM_RE = re.compile(r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)")
 _SECOND_ITEM_RE = re.compile(r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)")
 SEGMENT_MAX_CHARS = 240
@@ -186,10 +187,17 @@ def _asks_either_way(text: str, start: int) -> bool:
     )
 
 
-def _numbers_tasks(text: str) -> bool:
-    """True when the prompt numbers its tasks: a first list marker, then a second one."""
+def _numbers_tasks(text: str, vocab: Vocabulary) -> bool:
+    """True when the prompt numbers its tasks: a first list marker or word, then a second."""
     first = _FIRST_ITEM_RE.search(text)
-    return first is not None and _SECOND_ITEM_RE.search(text, first.end()) is not None
+    firsts = [first.end()] if first else []
+    firsts += [end for cue in vocab.first_task_markers for _, end in find_phrase(text, cue, 1)]
+    if not firsts:
+        return False
+    after = min(firsts)
+    return _SECOND_ITEM_RE.search(text, after) is not None or any(
+        start >= after for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)
+    )
 
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
@@ -319,7 +327,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         long_prompt=long_prompt,
         multi_task=len(clauses) > 1
         and (
-            _numbers_tasks(text)
+            _numbers_tasks(text, vocab)
             or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
         ),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),

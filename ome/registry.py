@@ -71,6 +71,8 @@ CUE_KEYS = (
     "focus_cues",
     "background_cues",
     "multi_task_cues",
+    "first_task_markers",
+    "second_task_markers",
     "clause_connectors",
     "clause_breaks",
 )

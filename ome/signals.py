@@ -101,6 +101,8 @@ class Vocabulary:
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
     multi_task_cues: tuple[str, ...]  # words announcing several tasks ("two things", 另外)
+    first_task_markers: tuple[str, ...]  # words numbering a first task ("first,", 一是)
+    second_task_markers: tuple[str, ...]  # ... and a second one ("second,", 二是)
     clause_connectors: tuple[str, ...]  # words between two tasks of one prompt ("also", 另外)
     clause_breaks: tuple[str, ...]  # words that end a negated or excluded span ("but", 但是)
     command_programs: tuple[str, ...]  # programs whose invocation reads as a shell command
@@ -531,6 +533,8 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
         multi_task_cues=_cues(data, "multi_task_cues"),
+        first_task_markers=_cues(data, "first_task_markers"),
+        second_task_markers=_cues(data, "second_task_markers"),
         clause_connectors=_cues(data, "clause_connectors"),
         clause_breaks=_cues(data, "clause_breaks"),
         command_programs=tuple(sorted(_strings(data.get("command_programs")))),

@@ -412,6 +412,13 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
         ),
         ("1、帮我把日志脱敏；2、把 lodash 升到 4.17.21，然后跑测试", True),
         ("Bump v1.2 to v2.0 and fix 1.5s latency", False),
+        (
+            "First, the homepage jumps while the hero image loads, so fix the markup there. "
+            "Second, a 2GB video got committed last week; how do we get rid of it properly?",
+            True,
+        ),
+        ("一是把老数据的等级字段补上；二是 hotfix 分支推不上去了，怎么处理", True),
+        ("First run the tests, then push it; we need a second pair of eyes on it.", False),
     ],
     ids=[
         "two-things",
@@ -424,6 +431,9 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
         "long-numbered",
         "zh-numbered",
         "versions-are-no-list",
+        "first-second",
+        "yi-shi-er-shi",
+        "first-as-a-word",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
