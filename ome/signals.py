@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
+from ome.analysis import stem
 from ome.concepts import ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 
@@ -526,7 +527,10 @@ def _cues(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
 def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
     stopwords = data.get("stopwords", {})
     return Vocabulary(
-        stopwords_en=frozenset(_strings(stopwords.get("en"))),
+        # Tokens are stemmed ("please" is "pleas"), so each stopword stands in both forms.
+        stopwords_en=frozenset(
+            w for word in _strings(stopwords.get("en")) for w in (word, stem(word))
+        ),
         stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
         negation_cues=_cues(data, "negation_cues"),
         exclusion_cues=_cues(data, "exclusion_cues"),

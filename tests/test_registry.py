@@ -391,3 +391,15 @@ def test_a_lexicon_term_that_analyses_to_one_word_is_refused(tmp_path: Path) -> 
     with pytest.raises(RegistryError) as caught:
         compile_registry([], vocabulary)
     assert "'push -f' analyses to the single word 'push'" in str(caught.value)
+
+
+def test_a_stopword_is_dropped_in_its_stemmed_form_too() -> None:
+    """Tokens are stemmed ("please" -> "pleas"), so the stopword list must match stems."""
+    registry = load_registry()
+    env = build_envelope(
+        "Please check the cache above, before the deploy",
+        registry,
+        registry.vocabulary.concept_matcher(),
+    )
+    assert not {"pleas", "abov", "befor"} & set(env.terms)
+    assert "deploy" in env.terms
