@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -174,8 +175,6 @@ def gate_card(
 
 
 def _lower(text: str) -> str:
-    import unicodedata
-
     return unicodedata.normalize("NFKC", text).lower().strip()
 
 
