@@ -295,7 +295,8 @@ def recall(
     if env.multi_task:
         for p, a in ranked:
             if a.admitted and p not in subsumed:
-                clause_top[home_of(p)] = max(clause_top.get(home_of(p), 0), a.score)
+                home = home_of(p)
+                clause_top[home] = max(clause_top.get(home, 0), a.score)
 
     def contest(
         held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str

@@ -24,8 +24,9 @@ _SENTENCE_RE = re.compile(r"[^.!?。！？;；\n]+[.!?。！？;；]?")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
 # "schema.sql", "python:3", "https://") ends nothing.
-_CLAUSE_PUNCTUATION = r"[,;!?，；：。！？\n—–]|(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
-_SPLIT_PUNCTUATION = r"[,;!?，；：。！？、\n—–]|(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
+_BOUNDARY_OUTSIDE_TOKENS = r"(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
+_CLAUSE_PUNCTUATION = r"[,;!?，；：。！？\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
+_SPLIT_PUNCTUATION = r"[,;!?，；：。！？、\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ import yaml
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
-from ome.envelope import build_envelope
+from ome.envelope import Envelope, build_envelope
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -106,6 +106,12 @@ def recall_ids(library: Path, prompt: str, **options: Any) -> list[str]:
 def explain(library: Path, prompt: str) -> dict[str, Any]:
     workspace = open_workspace(library, library)
     return result_json(match_prompt(workspace, prompt, recall_options(workspace)), explain=True)
+
+
+def envelope_of(prompt: str) -> Envelope:
+    """The task envelope of a prompt under the bundled registry."""
+    registry = load_registry()
+    return build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
 
 
 def lone_card(data_dir: Path, summary: str, trigger: str, prompt: str) -> dict[str, Any]:
@@ -439,8 +445,7 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
     prompt: str, multi_task: bool
 ) -> None:
-    registry = load_registry()
-    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    env = envelope_of(prompt)
     assert env.multi_task is multi_task
 
 
@@ -519,8 +524,7 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
     ],
 )
 def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
-    registry = load_registry()
-    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    env = envelope_of(prompt)
     assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == [excluded]
 
 
@@ -537,8 +541,7 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
 def test_an_a_not_a_question_is_not_a_negation(
     prompt: str, excluded: list[str], force_push: bool
 ) -> None:
-    registry = load_registry()
-    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    env = envelope_of(prompt)
     assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == excluded
     assert ("force_push" in env.fired) is force_push
 
