@@ -268,18 +268,6 @@ def recall(
     ranked = sorted(assessments, key=order)
     decisions: dict[int, str] = {}
     selected: list[tuple[int, Assessment]] = []
-    shared = {p: prompt_units(a.card, env) for p, a in ranked if a.admitted}
-    subsumed = {
-        p
-        for p in shared
-        if any(
-            q != p
-            and index.cards[q].id != index.cards[p].id
-            and subsumes(shared[q], shared[p], weight)
-            for q in shared
-        )
-    }
-    top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
     homes: dict[int, int] = {}
 
     def home_of(position: int) -> int:
@@ -288,6 +276,20 @@ def recall(
         if home is None:
             home = homes[position] = home_clause(index.cards[position], env, weight)
         return home
+
+    shared = {p: prompt_units(a.card, env) for p, a in ranked if a.admitted}
+    subsumed = {
+        p
+        for p in shared
+        if any(
+            q != p
+            and index.cards[q].id != index.cards[p].id
+            and subsumes(shared[q], shared[p], weight)
+            and (not env.multi_task or home_of(q) == home_of(p))
+            for q in shared
+        )
+    }
+    top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
 
     # A prompt that announces several tasks holds one per clause: a card then needs to be
     # close to the best card of its own clause, not to the other task's card.

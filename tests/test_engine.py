@@ -397,6 +397,45 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
     assert doc["envelope"]["multi_task"] is (len(expected) == 2)
 
 
+SPLIT_AND_GATE_CARDS = {
+    "split-service": {
+        "title": "Split a service that does two jobs",
+        "summary": "When one payment service handles orders and reconciliation, split it by "
+        "responsibility and fix the bug at its root instead of adding special cases; check "
+        "the result before release.",
+        "criteria": {"use_when": ["a payment service with two responsibilities"]},
+        "recall": {"triggers": ["split by responsibility"]},
+    },
+    "release-gate": {
+        "title": "Final check before release",
+        "summary": "Before release, give a verdict with evidence.",
+        "criteria": {"use_when": ["deciding whether work can ship"]},
+        "recall": {"triggers": ["check before release"]},
+    },
+}
+
+
+def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Path) -> None:
+    """A card explaining a subset of a broader card's words is its narrower reading only
+    within one task: in a prompt announcing two, it may be the other task's card."""
+    write_library(data_dir, SPLIT_AND_GATE_CARDS)
+    one = (
+        "Split the payment service by responsibility and fix the bug at its root, "
+        "check before release"
+    )
+    doc = explain(data_dir, one)
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert rows["release-gate"]["rejection"] == "subsumed_by_broader_match"
+    doc = explain(
+        data_dir,
+        one.replace("Split", "Two things: first, split", 1).replace(
+            ", check", "; second, check", 1
+        ),
+    )
+    assert doc["envelope"]["multi_task"]
+    assert sorted(m["id"] for m in doc["matches"]) == ["release-gate", "split-service"]
+
+
 @pytest.mark.parametrize(
     ("prompt", "multi_task"),
     [
@@ -424,7 +463,10 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
             True,
         ),
         ("一是把老数据的等级字段补上；二是 hotfix 分支推不上去了，怎么处理", True),
-        ("First run the tests, then push it; we need a second pair of eyes on it.", False),
+        ("First run the tests and push it; we need a second pair of eyes on it.", False),
+        ("Bump the lodash pin, then rerun the flaky login test.", True),
+        ("先把日志里的手机号脱敏，然后把 lodash 升到 4.17.21", True),
+        ("If the cache is cold then the first request is slow", False),
     ],
     ids=[
         "two-things",
@@ -440,6 +482,9 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
         "first-second",
         "yi-shi-er-shi",
         "first-as-a-word",
+        "then",
+        "zh-then",
+        "if-then-one-clause",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
