@@ -186,6 +186,17 @@ def test_goal_execute_fires_on_starting_a_goal(prompt: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "prompt",
+    [
+        "The progress bar of long tasks jumps backwards in the admin UI",
+        "长任务的进度条在后台页面里会往回跳",
+    ],
+)
+def test_a_long_task_mentioned_is_no_goal_started(prompt: str) -> None:
+    assert "goal_execute" not in _fired(prompt)
+
+
+@pytest.mark.parametrize(
     ("prompt", "blocker"),
     [
         ("When I say /goal, what happens?", "goal_example_discussion"),
