@@ -159,13 +159,17 @@ def detect_language(text: str) -> Language:
 
 
 def _cue_spans(
-    text: str, cues: tuple[str, ...], clause_end: re.Pattern[str]
+    text: str,
+    cues: tuple[str, ...],
+    clause_end: re.Pattern[str],
+    false_friends: tuple[tuple[int, int], ...],
 ) -> tuple[tuple[int, int], ...]:
-    """Spans from each cue to the end of its clause, merged."""
+    """Spans from each cue to the end of its clause, merged; a cue inside a false friend (别的)
+    or an A-not-A question opens none."""
     spans: list[tuple[int, int]] = []
     for cue in cues:
         for start, _ in find_phrase(text, cue):
-            if _asks_either_way(text, start):
+            if _asks_either_way(text, start) or _inside(start, false_friends):
                 continue
             end_match = clause_end.search(text, start + len(cue))
             end = end_match.start() if end_match else len(text)
@@ -241,8 +245,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     text = original.lower()
     stopwords = vocab.stopwords_en | vocab.stopwords_zh
     patterns = _vocabulary_patterns(vocab)
-    exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end)
-    negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end)
+    friends = tuple(span for word in vocab.cue_false_friends for span in find_phrase(text, word))
+    exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends)
+    negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)
     positive: list[str] = []
     negated: set[str] = set()
     for token in tokenize(original):

@@ -67,6 +67,7 @@ STOPWORD_KEYS = frozenset({"en", "zh"})
 # Cue lists of the envelope file: each maps a language to phrases.
 CUE_KEYS = (
     "negation_cues",
+    "cue_false_friends",
     "exclusion_cues",
     "focus_cues",
     "background_cues",

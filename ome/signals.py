@@ -98,6 +98,7 @@ class Vocabulary:
     stopwords_en: frozenset[str]
     stopwords_zh: frozenset[str]
     negation_cues: tuple[str, ...]
+    cue_false_friends: tuple[str, ...]  # words holding a cue that negate nothing (别的, 特别)
     exclusion_cues: tuple[str, ...]
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
@@ -533,6 +534,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         ),
         stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
         negation_cues=_cues(data, "negation_cues"),
+        cue_false_friends=_cues(data, "cue_false_friends"),
         exclusion_cues=_cues(data, "exclusion_cues"),
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),

@@ -581,9 +581,12 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ("不是不能改，是先别改", ["不是不能改"], False),
         ("要不要强制推送到 main", [], True),
         ("不要强制推送到 main", [], False),  # a prohibition negates; it excludes nothing
+        ("别的分支已经强制推送到 main 了", [], True),  # 别的 is "other", not "don't"
+        ("特别是强制推送到 main 的时候", [], True),
+        ("别强制推送到 main", [], False),
     ],
 )
-def test_an_a_not_a_question_is_not_a_negation(
+def test_an_a_not_a_question_or_a_false_friend_is_not_a_negation(
     prompt: str, excluded: list[str], force_push: bool
 ) -> None:
     env = envelope_of(prompt)
