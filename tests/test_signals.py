@@ -33,7 +33,8 @@ from ome.signals import (
 REGISTRY = load_registry()
 EXAMPLES = pack_examples(bundled_pack_paths())
 
-# The ids /work/notes/signals-contract.md promises to the engine and to card authors.
+# The signal ids the bundled packs promise to card authors (`engine_hints` name them), by pack:
+# renaming or dropping one breaks the cards that rely on it.
 CONTRACT_IDS = {
     "generic": {
         "intent_execute",
