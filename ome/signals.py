@@ -42,6 +42,9 @@ MAX_SPANS_PER_HIT = 16
 MAX_NEAR_OCCURRENCES = 64
 
 _ASCII_WORD = re.compile(r"[a-z0-9]+")
+# Where a sentence ends: a near-composition does not reach across one. A dot ends a sentence
+# only before a space (not in "schema.sql" or "3.12").
+_SENTENCE_END = re.compile(r"[!?。！？\n]|\.(?=\s)")
 # NFKC keeps typographic quotes; prompts pasted from chat apps use them for "don't".
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
@@ -316,7 +319,8 @@ def _regex_spans(registry: Registry, rule: RegexPattern, prompt: _Prompt) -> lis
 
 
 def _near_spans(rule: NearPattern, prompt: _Prompt) -> list[tuple[int, int]]:
-    """Clusters holding one term of each group whose gap (latest start - earliest end) fits."""
+    """Clusters holding one term of each group whose gap (latest start - earliest end) fits,
+    inside one sentence: terms on either side of a full stop are two statements."""
     occurrences: list[list[tuple[int, int]]] = []
     for group in rule.groups:
         found = sorted(
@@ -334,8 +338,11 @@ def _near_spans(rule: NearPattern, prompt: _Prompt) -> list[tuple[int, int]]:
                 chosen.append(min(group_spans, key=lambda span: (_gap(pivot, span), span)))
         latest_start = max(start for start, _ in chosen)
         earliest_end = min(end for _, end in chosen)
-        if latest_start - earliest_end <= rule.window:
-            spans.append((min(start for start, _ in chosen), max(end for _, end in chosen)))
+        first, last = min(start for start, _ in chosen), max(end for _, end in chosen)
+        if latest_start - earliest_end <= rule.window and not _SENTENCE_END.search(
+            prompt.text, first, last
+        ):
+            spans.append((first, last))
     return spans
 
 

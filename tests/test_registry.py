@@ -403,3 +403,27 @@ def test_a_stopword_is_dropped_in_its_stemmed_form_too() -> None:
     )
     assert not {"pleas", "abov", "befor"} & set(env.terms)
     assert "deploy" in env.terms
+
+
+@pytest.mark.parametrize(
+    ("prompt", "fires"),
+    [
+        ("restart the zebra after the widget hangs", True),
+        ("restart the zebra. the widget hangs", False),
+        ("重启斑马之后小部件卡住", True),
+        ("重启斑马。小部件卡住", False),
+        ("restart zebra.py, the widget hangs", True),  # a dot inside a file name ends nothing
+    ],
+)
+def test_a_near_composition_stays_inside_one_sentence(
+    tmp_path: Path, prompt: str, fires: bool
+) -> None:
+    signal = GOOD_SIGNAL.replace(
+        "phrases: [zebra widget]",
+        "near:\n      - groups: [[zebra, 斑马], [widget, 小部件]]\n        window: 40",
+    )
+    data = compile_registry(
+        [_write(tmp_path / "p.yaml", _pack(signal))], SIGNALS_DIR / "vocabulary"
+    )
+    registry = registry_from_data(data)
+    assert ("zebra_widget" in detect_signals(registry, normalize_text(prompt)).fired_ids) is fires
