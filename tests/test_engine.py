@@ -584,6 +584,8 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ("别的分支已经强制推送到 main 了", [], True),  # 别的 is "other", not "don't"
         ("特别是强制推送到 main 的时候", [], True),
         ("别强制推送到 main", [], False),
+        ("make the force push a no-op on main", [], True),
+        ("not only force push main but tag it", [], True),
     ],
 )
 def test_an_a_not_a_question_or_a_false_friend_is_not_a_negation(
