@@ -56,7 +56,7 @@ def concept_matcher(registry: Registry) -> ConceptMatcher:
 
 def index_library(library: Library, registry: Registry, matcher: ConceptMatcher) -> CardIndex:
     """Analyse every loaded card into a card index."""
-    stopwords = registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    stopwords = registry.vocabulary.stopwords
     return build_index(
         (index_card(cf.card, cf.layer, str(cf.path), matcher, stopwords) for cf in library.cards),
         registry.digest,

@@ -233,7 +233,7 @@ def _registry(target: Target) -> Registry:
 
 
 def _stopwords(registry: Registry) -> frozenset[str]:
-    return registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    return registry.vocabulary.stopwords
 
 
 def _existing_paths(root: Path, card_id: str) -> list[tuple[Status, Path]]:

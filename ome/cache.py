@@ -755,7 +755,7 @@ def _update_part(
     ctx = _BuildContext(
         source,
         matcher,
-        registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh,
+        registry.vocabulary.stopwords,
         registry.digest,
     )
     built, left = _build_many(ctx, jobs, deadline)
@@ -1406,7 +1406,7 @@ def _load_in_memory(
     from ome.library import load_library
 
     library = load_library(sources, statuses)
-    stopwords = registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    stopwords = registry.vocabulary.stopwords
     index = build_index(
         (index_card(cf.card, cf.layer, str(cf.path), matcher, stopwords) for cf in library.cards),
         registry.digest,

@@ -115,7 +115,7 @@ def build_query(
     env: Envelope, registry: Registry
 ) -> tuple[dict[str, float], tuple[tuple[str, float, tuple[str, ...]], ...]]:
     """Weighted query terms from the envelope's variants; a term keeps its largest weight."""
-    stopwords = registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    stopwords = registry.vocabulary.stopwords
     prompt_terms = tuple(t for t in dict.fromkeys(env.terms) if not t.startswith("§"))
     concept_terms = tuple(concept_token(c) for c in env.concepts)
     expansions: list[str] = []

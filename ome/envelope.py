@@ -243,7 +243,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     vocab = registry.vocabulary
     original = normalize_text(prompt)
     text = original.lower()
-    stopwords = vocab.stopwords_en | vocab.stopwords_zh
+    stopwords = vocab.stopwords
     patterns = _vocabulary_patterns(vocab)
     friends = tuple(span for word in vocab.cue_false_friends for span in find_phrase(text, word))
     exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends)

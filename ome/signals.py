@@ -118,6 +118,11 @@ class Vocabulary:
     concepts: tuple[Concept, ...]
     han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
 
+    @property
+    def stopwords(self) -> frozenset[str]:
+        """Both languages' stopwords: a token is dropped when it is either."""
+        return self.stopwords_en | self.stopwords_zh
+
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
         return build_concept_matcher(((c.id, c.terms) for c in self.concepts), self.han_infixes)
