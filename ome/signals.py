@@ -117,11 +117,12 @@ class Vocabulary:
     operations: tuple[tuple[str, tuple[str, ...]], ...]
     concepts: tuple[Concept, ...]
     han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
+    # Both languages' stopwords (a token is dropped when it is either), made once: every prompt
+    # and every indexed card asks for them.
+    stopwords: frozenset[str] = field(init=False, repr=False, compare=False)
 
-    @property
-    def stopwords(self) -> frozenset[str]:
-        """Both languages' stopwords: a token is dropped when it is either."""
-        return self.stopwords_en | self.stopwords_zh
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stopwords", self.stopwords_en | self.stopwords_zh)
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
