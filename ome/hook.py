@@ -114,13 +114,38 @@ def read_payload(data: bytes) -> dict[str, Any]:
     """The agent's JSON object; unknown fields are kept, anything else is a ValueError."""
     if not data.strip():
         raise ValueError("stdin is empty; expected the agent's JSON payload")
+    text = data.decode("utf-8", "replace")
     try:
-        doc = orjson.loads(data.decode("utf-8", "replace"))
+        doc = orjson.loads(text)
     except orjson.JSONDecodeError:
-        raise ValueError("stdin is not JSON; expected the agent's JSON payload") from None
+        doc = _json_with_lone_surrogates(text)
     if not isinstance(doc, dict):
         raise ValueError("stdin is JSON but not an object; expected the agent's payload")
     return doc
+
+
+def _json_with_lone_surrogates(text: str) -> Any:
+    """JSON that orjson refuses only for an escaped lone surrogate, each one made U+FFFD.
+
+    JSON's grammar allows `"\\ud83d"` alone, and a JavaScript agent writes one for an emoji cut
+    in half; dropping the whole prompt for it would lose the recall.
+    """
+    import json  # only on this rare path: the hook imports what every prompt needs
+
+    try:
+        return _replace_lone_surrogates(json.loads(text))
+    except (ValueError, RecursionError):
+        raise ValueError("stdin is not JSON; expected the agent's JSON payload") from None
+
+
+def _replace_lone_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {_replace_lone_surrogates(k): _replace_lone_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_replace_lone_surrogates(v) for v in value]
+    return value
 
 
 # --- per-session reminders ------------------------------------------------------------------

@@ -161,6 +161,21 @@ def test_unrelated_prompt_prints_nothing(project: Path, provider: str) -> None:
     assert (done.returncode, done.stdout) == (0, b"")
 
 
+@pytest.mark.parametrize(
+    "inserted",
+    [
+        # A lone surrogate escaped as JavaScript's JSON.stringify writes half an emoji.
+        pytest.param(b"\\ud83d ", id="half-emoji"),
+        pytest.param(b"\xff\xfe ", id="bad-utf8"),
+    ],
+)
+def test_a_damaged_prompt_still_recalls(project: Path, inserted: bytes) -> None:
+    data = json.dumps(payload("claude", cwd=str(project), prompt=EN_PROMPT)).encode()
+    done = run_hook("claude", data.replace(b"force push", inserted + b"force push"))
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert CARD_ID in context_of("claude", done.stdout)
+
+
 def test_an_invalid_card_beside_it_does_not_stop_the_match(project: Path, data_dir: Path) -> None:
     assert (data_dir / "experiences" / "active" / "broken.md").is_file()
     done = run_hook("claude", payload("claude", cwd=str(project), prompt=EN_PROMPT))
@@ -175,6 +190,7 @@ def test_an_invalid_card_beside_it_does_not_stop_the_match(project: Path, data_d
         pytest.param(b'{"prompt": "force push', id="invalid-json"),
         pytest.param(b'["force push to the shared branch"]', id="json-array"),
         pytest.param(b"\xff\xfe\x00{}", id="not-utf8"),
+        pytest.param(b"[" * 100_000 + b"]" * 100_000, id="deeply-nested"),
         pytest.param(
             json.dumps(
                 {"prompt": "force push the shared branch " + "lorem ipsum " * 90_000}
