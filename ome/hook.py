@@ -125,7 +125,8 @@ def read_payload(data: bytes) -> dict[str, Any]:
 
 
 def _json_with_lone_surrogates(text: str) -> Any:
-    """JSON that orjson refuses only for an escaped lone surrogate, each one made U+FFFD.
+    """Read again what orjson refused, with the standard library: an escaped lone surrogate
+    comes back as U+FFFD; what that cannot read either is a ValueError.
 
     JSON's grammar allows `"\\ud83d"` alone, and a JavaScript agent writes one for an emoji cut
     in half; dropping the whole prompt for it would lose the recall.
