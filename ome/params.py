@@ -76,6 +76,9 @@ ROUTING_BYPASS_SCORE = 60
 FAMILY_MIN_STRENGTH = 0.3  # a family below this does not count towards "two families"
 IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore_when phrase
 IGNORE_FUZZY_SHARE = 0.75
+# An ignore_when word on no card's fields weighs half a word specific to one card (tuned: 0 lets a
+# phrase be covered by the words it shares with its card; 1 lets stray Han bigrams sink a cover).
+IGNORE_ONLY_UNIT_WEIGHT = 0.5
 
 # --- Selection (SPEC §5.10).
 # Cards assessed in full per prompt, the best by a cheap postings pre-score: the hook's cost
@@ -120,6 +123,7 @@ __all__ = [
     "HINTED_SIGNAL_MIN_WEIGHT",
     "IGNORE_FUZZY_PENALTY",
     "IGNORE_FUZZY_SHARE",
+    "IGNORE_ONLY_UNIT_WEIGHT",
     "MAX_BUDGET_CHARS",
     "MAX_CANDIDATES",
     "PARTIAL_COVER",

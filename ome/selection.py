@@ -260,6 +260,35 @@ def _weight(units: frozenset[str] | set[str], weight: Weight) -> float:
     return sum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
 
 
+def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[float, str]:
+    """How far a prompt segment covers one of the card's `ignore_when` phrases in other words.
+
+    Returns the best share (0 when under `IGNORE_FUZZY_SHARE`) and, when that cover is decisive,
+    the phrase. A cover is decisive in a one-sentence, one-task prompt that holds a unit the
+    phrase does not share with the rest of the card: "static SQL with no user input" is not met
+    by "sql" alone, and a second sentence or task may be what the card is for.
+    """
+    best, decisive = 0.0, ""
+    single = len(env.segments) == 1 and not env.multi_task
+
+    def ignore_weight(unit: str) -> float:
+        # A word only ignore phrases use is on no card's fields, so the library gives it no
+        # weight; it still says what the phrase excludes.
+        return weight(unit) or params.IGNORE_ONLY_UNIT_WEIGHT
+
+    for ignore in card.ignore:
+        if len(ignore.units) < 2:
+            continue
+        own = set(ignore.units) - card.descriptive_units
+        for segment in env.segments:
+            share, found = coverage(ignore.units, segment.terms, ignore_weight)
+            if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
+                best = max(best, share)
+                if single and not decisive and own.intersection(segment.terms):
+                    decisive = ignore.text
+    return best, decisive
+
+
 def assess_card(
     card: IndexedCard,
     env: Envelope,
@@ -329,14 +358,11 @@ def assess_card(
             )
         )
 
-    penalty = 0.0
-    for ignore in card.ignore:
-        if len(ignore.units) < 2:
-            continue
-        for segment in env.segments:
-            share, found = coverage(ignore.units, segment.terms, weight)
-            if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
-                penalty = max(penalty, params.IGNORE_FUZZY_PENALTY * share)
+    share, ignored = _ignore_cover(card, env, weight)
+    penalty = params.IGNORE_FUZZY_PENALTY * share
+    if ignored and not rejection:
+        gates = tuple(Gate(g.name, False, ignored) if g.name == REJECT_IGNORE else g for g in gates)
+        rejection = REJECT_IGNORE
     raw = 100.0 * noisy_or(i.strength for i in items)
     score = int(round(max(0.0, raw - penalty)))
 

@@ -352,6 +352,40 @@ def test_a_quoted_ignore_phrase_shows_as_an_ignore_rejection(data_dir: Path) -> 
     assert failed == [{"gate": "ignore_rule", "passed": False, "detail": "dashboard only"}]
 
 
+RETRY_CARD = {
+    "title": "Give client retries a budget",
+    "summary": "Unbounded retries turn a slow dependency into an outage.",
+    "criteria": {
+        "use_when": ["retrying failed HTTP calls"],
+        "ignore_when": ["idempotent reads served from a local cache"],
+    },
+    "recall": {"triggers": ["retry budget"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        # The ignore phrase's units in another order, in a one-sentence prompt: the card steps aside.
+        (
+            "Add a retry budget for the idempotent reads our local cache serves",
+            "ignore_rule",
+        ),
+        # The same words across two sentences: the second may be what the card is for.
+        ("Add a retry budget. It is for the idempotent reads our local cache serves.", ""),
+    ],
+)
+def test_an_ignore_phrase_in_other_words_rejects_a_one_sentence_prompt(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    write_library(data_dir, {"retry-budget": RETRY_CARD})
+    row = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    assert row["retry-budget"]["rejection"] == rejection
+    assert row["retry-budget"]["penalty"] > 0
+    failed = [g["detail"] for g in row["retry-budget"]["gates"] if not g["passed"]]
+    assert failed == ([RETRY_CARD["criteria"]["ignore_when"][0]] if rejection else [])
+
+
 TWO_TASK_CARDS = {
     "icon-button-name": {
         "title": "Give icon-only buttons an accessible name",
