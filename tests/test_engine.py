@@ -366,7 +366,7 @@ RETRY_CARD = {
 @pytest.mark.parametrize(
     ("prompt", "rejection"),
     [
-        # The ignore phrase's units in another order, in a one-sentence prompt: the card steps aside.
+        # The ignore phrase's units in another order, in one sentence: the card steps aside.
         (
             "Add a retry budget for the idempotent reads our local cache serves",
             "ignore_rule",
