@@ -56,9 +56,9 @@ def concept_matcher(registry: Registry) -> ConceptMatcher:
 
 def index_library(library: Library, registry: Registry, matcher: ConceptMatcher) -> CardIndex:
     """Analyse every loaded card into a card index."""
-    stopwords = registry.vocabulary.stopwords
+    vocabulary = registry.vocabulary
     return build_index(
-        (index_card(cf.card, cf.layer, str(cf.path), matcher, stopwords) for cf in library.cards),
+        (index_card(cf.card, cf.layer, str(cf.path), matcher, vocabulary) for cf in library.cards),
         registry.digest,
     )
 

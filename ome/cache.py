@@ -33,7 +33,7 @@ from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
 from ome.index import CardIndex, IndexedCard, build_index, card_postings, index_card
 from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
-from ome.signals import Registry
+from ome.signals import Registry, Vocabulary
 
 CACHE_SCHEMA = "ome-index-cache/1"
 INDEX_DIR = "index"
@@ -414,7 +414,7 @@ class _Built(NamedTuple):
 class _BuildContext(NamedTuple):
     source: Source
     matcher: ConceptMatcher
-    stopwords: frozenset[str]
+    vocabulary: Vocabulary
     digest: str
 
 
@@ -440,7 +440,7 @@ def _build_one(ctx: _BuildContext, folder: int, path: Path, status: Status) -> _
         return _Built(folder, name, b"", exc.problems, (), (), False, "")
     except (UnsafeIdError, OSError, UnicodeError) as exc:
         return _Built(folder, name, b"", (f"{path}: {exc}",), (), (), False, "")
-    item = index_card(card, ctx.source.layer, str(path), ctx.matcher, ctx.stopwords)
+    item = index_card(card, ctx.source.layer, str(path), ctx.matcher, ctx.vocabulary)
     blob = orjson.dumps(codec(IndexedCard).encode(item))
     terms, lengths, has_paths = contribution(item, ctx.digest)
     han = "" if blob.isascii() else "".join(sorted(set(re.findall(_HAN_CHARS, blob.decode()))))
@@ -755,7 +755,7 @@ def _update_part(
     ctx = _BuildContext(
         source,
         matcher,
-        registry.vocabulary.stopwords,
+        registry.vocabulary,
         registry.digest,
     )
     built, left = _build_many(ctx, jobs, deadline)
@@ -1406,9 +1406,9 @@ def _load_in_memory(
     from ome.library import load_library
 
     library = load_library(sources, statuses)
-    stopwords = registry.vocabulary.stopwords
+    vocabulary = registry.vocabulary
     index = build_index(
-        (index_card(cf.card, cf.layer, str(cf.path), matcher, stopwords) for cf in library.cards),
+        (index_card(cf.card, cf.layer, str(cf.path), matcher, vocabulary) for cf in library.cards),
         registry.digest,
     )
     stats = CacheStats(

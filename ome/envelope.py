@@ -184,6 +184,21 @@ def _cue_spans(
     return tuple(merged)
 
 
+def _false_friends(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:
+    return tuple(span for word in vocab.cue_false_friends for span in find_phrase(text, word))
+
+
+def absent_spans(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:
+    """Spans of a lower-cased text that a negation or exclusion cue puts out of what it asserts:
+    "workflows that are not required checks" asserts workflows, and names required checks as
+    absent."""
+    cues = tuple(cue for cue in vocab.negation_cues + vocab.exclusion_cues if cue in text)
+    if not cues:
+        return ()
+    clause_end = _vocabulary_patterns(vocab).clause_end
+    return _cue_spans(text, cues, clause_end, _false_friends(text, vocab))
+
+
 def _asks_either_way(text: str, start: int) -> bool:
     """True for the 不 or 没 of a Chinese A-not-A question (是不是, 要不要, 有没有): it asks, it
     does not negate."""
@@ -245,7 +260,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     text = original.lower()
     stopwords = vocab.stopwords
     patterns = _vocabulary_patterns(vocab)
-    friends = tuple(span for word in vocab.cue_false_friends for span in find_phrase(text, word))
+    friends = _false_friends(text, vocab)
     exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends)
     negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)
     positive: list[str] = []
@@ -350,4 +365,4 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     )
 
 
-__all__ = ["Envelope", "Language", "Segment", "build_envelope", "detect_language"]
+__all__ = ["Envelope", "Language", "Segment", "absent_spans", "build_envelope", "detect_language"]

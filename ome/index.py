@@ -8,14 +8,17 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import NamedTuple
 
-from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text
+from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text, phrase_terms
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
+from ome.envelope import absent_spans
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
+from ome.signals import Vocabulary
 
 PhraseKind = str  # "trigger" | "alias" | "title" | "use_when" | "topic"
 # A list field (triggers, aliases, topics, use_when) is analysed as its items joined by this.
@@ -32,6 +35,9 @@ class Phrase:
     words: int  # content words of the surface text, before synonyms fold into concepts
     han: bool
     technical: bool
+    # Units a negation or exclusion cue names as absent ("not required checks"): ignore phrases
+    # only, whose `units` are then what the phrase asserts.
+    absent: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,14 +200,21 @@ def collect_phrases(card: Card, make: Callable[[str, str], Phrase]) -> tuple[Phr
     return tuple(phrases)
 
 
+@lru_cache(maxsize=4)
+def _cue_terms(cues: tuple[str, ...]) -> frozenset[str]:
+    """The terms of negation and exclusion cues: they open an absent span, they are not absent."""
+    return frozenset(t for cue in cues for t in phrase_terms(cue))
+
+
 def index_card(
     card: Card,
     layer: str,
     path: str,
     matcher: ConceptMatcher,
-    stopwords: frozenset[str],
+    vocabulary: Vocabulary,
 ) -> IndexedCard:
     """Analyse one card into fields and phrases; each distinct text is analysed once."""
+    stopwords = vocabulary.stopwords
     analysed: dict[str, _Analysed] = {}
 
     def analyse(text: str) -> _Analysed:
@@ -225,6 +238,22 @@ def index_card(
             ),
             han=has_han(lower),
             technical=_is_technical(text.original),
+        )
+
+    def ignore(text: str) -> Phrase:
+        whole = phrase("ignore", analyse(text))
+        lower = analyse(text).lower
+        spans = absent_spans(lower, vocabulary)
+        if not spans:
+            return whole
+        edges = [0, *(i for span in spans for i in span), len(lower)]
+        kept = FIELD_JOIN.join(lower[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True))
+        asserted = _units(_analyse(kept, matcher), stopwords)
+        cues = _cue_terms(vocabulary.negation_cues + vocabulary.exclusion_cues)
+        return replace(
+            whole,
+            units=asserted,
+            absent=tuple(u for u in whole.units if u not in asserted and u not in cues),
         )
 
     def field(texts: Sequence[str]) -> tuple[str, ...]:
@@ -259,7 +288,7 @@ def index_card(
         path=path,
         fields=fields,
         phrases=phrases,
-        ignore=tuple(phrase("ignore", analyse(text)) for text in card.ignore_when),
+        ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
     )
 

@@ -264,9 +264,11 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     """How far a prompt segment covers one of the card's `ignore_when` phrases in other words.
 
     Returns the best share (0 when under `IGNORE_FUZZY_SHARE`) and, when that cover is decisive,
-    the phrase. A cover is decisive in a one-sentence, one-task prompt that holds a unit the
-    phrase does not share with the rest of the card: "static SQL with no user input" is not met
-    by "sql" alone, and a second sentence or task may be what the card is for.
+    the phrase. A segment holding what a phrase names as absent ("without a message service")
+    does not cover it. A cover is decisive in a one-sentence, one-task prompt that holds a unit
+    the phrase does not share with the rest of the card, for a phrase that names nothing absent:
+    "static SQL" is not met by "sql" alone, the prompt cannot show that something is missing, and
+    a second sentence or task may be what the card is for.
     """
     best, decisive = 0.0, ""
     single = len(env.segments) == 1 and not env.multi_task
@@ -281,10 +283,12 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
             continue
         own = set(ignore.units) - card.descriptive_units
         for segment in env.segments:
+            if not segment.terms.isdisjoint(ignore.absent):
+                continue
             share, found = coverage(ignore.units, segment.terms, ignore_weight)
             if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
                 best = max(best, share)
-                if single and not decisive and own.intersection(segment.terms):
+                if single and not ignore.absent and not decisive and own & segment.terms:
                     decisive = ignore.text
     return best, decisive
 

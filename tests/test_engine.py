@@ -386,6 +386,25 @@ def test_an_ignore_phrase_in_other_words_rejects_a_one_sentence_prompt(
     assert failed == ([RETRY_CARD["criteria"]["ignore_when"][0]] if rejection else [])
 
 
+def test_a_prompt_holding_what_an_ignore_phrase_names_as_absent_does_not_meet_it(
+    data_dir: Path,
+) -> None:
+    card = {
+        "title": "Path filters skip required checks",
+        "summary": "A required status check that never runs blocks the merge forever.",
+        "criteria": {
+            "use_when": ["adding path filters to a CI workflow"],
+            "ignore_when": ["release workflows that are not required checks"],
+        },
+        "recall": {"triggers": ["path filters"]},
+    }
+    write_library(data_dir, {"path-filters": card})
+    prompt = "Add path filters to our release workflow, which is a required check"
+    row = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    assert row["path-filters"]["rejection"] == ""
+    assert row["path-filters"]["penalty"] == 0
+
+
 TWO_TASK_CARDS = {
     "icon-button-name": {
         "title": "Give icon-only buttons an accessible name",

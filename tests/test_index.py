@@ -14,6 +14,7 @@ import json
 import random
 import sys
 from collections import Counter
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from ome.analysis import (
 from ome.cache import contribution
 from ome.cards import Card, card_from_mapping, parse_card_text
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
+from ome.envelope import absent_spans
 from ome.evaluate import generate_noise_cards
 from ome.index import (
     IndexedCard,
@@ -47,6 +49,7 @@ from ome.index import (
 )
 from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM
 from ome.registry import load_registry
+from ome.signals import Vocabulary
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -240,6 +243,25 @@ def reference_index_card(
     def field(text: str) -> tuple[str, ...]:
         return reference_field(text, matcher, stopwords)
 
+    def ignore(text: str) -> Phrase:
+        # What a negation or exclusion cue puts out of the phrase is absent, not asserted.
+        whole = phrase("ignore", text)
+        lower = normalize_text(text).lower()
+        spans = absent_spans(lower, words())
+        if not spans:
+            return whole
+        outside = "".join(
+            " \n " if any(a <= i < b for a, b in spans) else c for i, c in enumerate(lower)
+        )
+        asserted = reference_units(outside, matcher, stopwords)
+        cues = {
+            t.term
+            for cue in words().negation_cues + words().exclusion_cues
+            for t in reference_tokenize(cue)
+        }
+        absent = tuple(u for u in whole.units if u not in asserted and u not in cues)
+        return replace(whole, units=asserted, absent=absent)
+
     # Which texts are phrases is shared; how each is analysed is what this reference checks.
     phrases = collect_phrases(card, phrase)
     fields = (
@@ -265,7 +287,7 @@ def reference_index_card(
         path=f"/cards/{card.id}.md",
         fields=fields,
         phrases=phrases,
-        ignore=tuple(phrase("ignore", text) for text in card.ignore_when),
+        ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
     )
 
@@ -374,6 +396,10 @@ def vocabulary() -> tuple[ConceptMatcher, frozenset[str]]:
     return matcher, registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
 
 
+def words() -> Vocabulary:
+    return load_registry().vocabulary
+
+
 SETS = ("bundled", "suites", "noise", "synthetic", "edge")
 
 
@@ -384,7 +410,7 @@ def test_index_card_matches_the_reference(name: str) -> None:
     assert cards
     for card in cards:
         expected = reference_index_card(card, matcher, stopwords)
-        got = index_card(card, "user", f"/cards/{card.id}.md", matcher, stopwords)
+        got = index_card(card, "user", f"/cards/{card.id}.md", matcher, words())
         assert got == expected, card.id
         assert repr((got.fields, got.phrases, got.ignore)) == repr(
             (expected.fields, expected.phrases, expected.ignore)
@@ -395,7 +421,7 @@ def test_index_card_matches_the_reference(name: str) -> None:
 def test_index_statistics_match_the_reference(name: str) -> None:
     matcher, stopwords = vocabulary()
     items = [
-        index_card(card, "user", f"/cards/{card.id}.md", matcher, stopwords)
+        index_card(card, "user", f"/cards/{card.id}.md", matcher, words())
         for card in card_set(name)
     ]
     index = build_index(items, "digest")
@@ -439,7 +465,7 @@ def test_a_fence_spanning_two_triggers_is_analysed_as_the_joined_text() -> None:
             "recall": {"triggers": ["run ```sh", "git push --force``` then deploy"]},
         }
     )
-    got = index_card(card, "user", "/cards/fence.md", matcher, stopwords)
+    got = index_card(card, "user", "/cards/fence.md", matcher, words())
     assert got == reference_index_card(card, matcher, stopwords)
     assert dict(got.fields)["triggers"] == reference_field(
         " \n ".join(card.triggers), matcher, stopwords
