@@ -87,8 +87,14 @@ _SYMBOL_RE = re.compile(
 # List markers "1)", "1.", "1、", "(1)", "①" and their second item: a prompt that numbers its
 # tasks holds several, however long it is (words that number tasks are data: first_task_markers).
 # A version or a decimal (v1.2, 1.5s) is no marker.
-_FIRST_ITEM_RE = re.compile(r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)")
-_SECOND_ITEM_RE = re.compile(r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)")
+# List markers: 1) 1. 1、 (1) ①, or a letter after a space or a stop: A) a、 (a).
+_LETTER_AFTER = r"(?:^|(?<=[\s:;,。：；，]))"
+_FIRST_ITEM_RE = re.compile(
+    r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)|" + _LETTER_AFTER + r"(?:[aA][)、]|\([aA]\))"
+)
+_SECOND_ITEM_RE = re.compile(
+    r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)|" + _LETTER_AFTER + r"(?:[bB][)、]|\([bB]\))"
+)
 SEGMENT_MAX_CHARS = 240
 # A prompt of this many sentences or more is "long": background and focus are told apart.
 LONG_PROMPT_SEGMENTS = 4
@@ -349,6 +355,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         multi_task=len(clauses) > 1
         and (
             _numbers_tasks(text, vocab)
+            or any(find_phrase(text, cue) for cue in vocab.task_count_cues)
             or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
         ),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),

@@ -105,7 +105,8 @@ class Vocabulary:
     exclusion_cues: tuple[str, ...]
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
-    multi_task_cues: tuple[str, ...]  # words announcing several tasks ("two things", 另外)
+    multi_task_cues: tuple[str, ...]  # words announcing several tasks ("and then", 另外)
+    task_count_cues: tuple[str, ...]  # words counting them ("two things", 两件事)
     first_task_markers: tuple[str, ...]  # words numbering a first task ("first,", 一是)
     second_task_markers: tuple[str, ...]  # ... and a second one ("second,", 二是)
     clause_connectors: tuple[str, ...]  # words between two tasks of one prompt ("also", 另外)
@@ -552,6 +553,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
         multi_task_cues=_cues(data, "multi_task_cues"),
+        task_count_cues=_cues(data, "task_count_cues"),
         first_task_markers=_cues(data, "first_task_markers"),
         second_task_markers=_cues(data, "second_task_markers"),
         clause_connectors=_cues(data, "clause_connectors"),

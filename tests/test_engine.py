@@ -520,6 +520,19 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ("Bump the lodash pin, then rerun the flaky login test.", True),
         ("先把日志里的手机号脱敏，然后把 lodash 升到 4.17.21", True),
         ("If the cache is cold then the first request is slow", False),
+        (
+            "Two tickets for you. We run both services on one cluster. The team is small. "
+            "Logs go to Loki. The deploy hangs, and the health check fails on the replica.",
+            True,
+        ),
+        (
+            "Some background first. We run both services on one cluster. The team is small. "
+            "Logs go to Loki. Also, the deploy hangs, and the health check fails on a replica.",
+            False,
+        ),
+        ("需求两个：A) 后台支持上传主题包；B) 路由改成 loader 预取数据", True),
+        ("Please (a) add the webhook endpoint and (b) fix the refund amount type.", True),
+        ("Why does f(a) call g(b) twice, and how do I stop it?", False),
     ],
     ids=[
         "two-things",
@@ -538,6 +551,11 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "then",
         "zh-then",
         "if-then-one-clause",
+        "long-counted",
+        "long-also-is-background",
+        "zh-lettered",
+        "en-lettered",
+        "call-arguments-are-no-list",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
