@@ -35,7 +35,7 @@ class Phrase:
     words: int  # content words of the surface text, before synonyms fold into concepts
     han: bool
     technical: bool
-    # Units a negation or exclusion cue names as absent ("not required checks"): ignore phrases
+    # Units a negation or exclusion cue names as absent ("without a primary key"): ignore phrases
     # only, whose `units` are then what the phrase asserts.
     absent: tuple[str, ...] = ()
 

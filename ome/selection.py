@@ -264,11 +264,11 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     """How far a prompt segment covers one of the card's `ignore_when` phrases in other words.
 
     Returns the best share (0 when under `IGNORE_FUZZY_SHARE`) and, when that cover is decisive,
-    the phrase. A segment holding what a phrase names as absent ("without a message service")
-    does not cover it. A cover is decisive in a one-sentence, one-task prompt that holds a unit
-    the phrase does not share with the rest of the card, for a phrase that names nothing absent:
-    "static SQL" is not met by "sql" alone, the prompt cannot show that something is missing, and
-    a second sentence or task may be what the card is for.
+    the phrase. A segment holding what a phrase names as absent ("without a primary key") does
+    not cover it. A cover is decisive in a one-sentence, one-task prompt that holds a unit the
+    phrase does not share with the rest of the card, for a phrase that names nothing absent: on a
+    card about replicas, "read-only replica" is not met by "replica" alone, a prompt cannot show
+    that something is missing, and a second sentence or task may be what the card is for.
     """
     best, decisive = 0.0, ""
     single = len(env.segments) == 1 and not env.multi_task
