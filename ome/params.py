@@ -73,6 +73,10 @@ PATH_GLOB = 0.85  # a file the prompt names matches one of the card's `paths` gl
 # A card whose routing signal did not fire still passes with a strong anchor, or with this score
 # from two lexical families: signals are heuristics, and a missed phrasing must not hide a card.
 ROUTING_BYPASS_SCORE = 60
+# A partial cover's description overlap is a second family only when the card's description
+# shares this much unit weight with the prompt beyond the covered phrase's own words (tuned: 1.5
+# and 2.0 measure the same; 1.0 answers one more match-nothing prompt, 3.0 loses paraphrases).
+ECHO_MIN_EXTRA = 1.5
 FAMILY_MIN_STRENGTH = 0.3  # a family below this does not count towards "two families"
 IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore_when phrase
 IGNORE_FUZZY_SHARE = 0.75
@@ -113,6 +117,7 @@ __all__ = [
     "DESCRIPTION_MAX",
     "DESCRIPTION_MIN_UNITS",
     "DESCRIPTION_SCALE",
+    "ECHO_MIN_EXTRA",
     "ENGINE_VERSION",
     "FAMILY_MIN_STRENGTH",
     "FIELD_WEIGHTS",

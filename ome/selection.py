@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ome import params
-from ome.analysis import is_han
+from ome.analysis import is_han, phrase_terms
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
@@ -293,6 +293,20 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     return best, decisive
 
 
+def _echoes(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Weight) -> bool:
+    """True when the description overlap is only the echo of a partly covered phrase.
+
+    A trigger of common words, half met by a prompt, also makes the card's description share
+    those same words: one piece of evidence, not two families. The overlap counts when the card
+    shares `ECHO_MIN_EXTRA` more with the prompt. A prompt in the other language shares concepts
+    only, so it is not asked for more.
+    """
+    if phrase.han != (env.language in ("zh", "mixed")):
+        return False
+    extra = prompt_units(card, env) - set(phrase.units) - set(phrase_terms(phrase.text))
+    return _weight(extra, weight) < params.ECHO_MIN_EXTRA
+
+
 def assess_card(
     card: IndexedCard,
     env: Envelope,
@@ -370,18 +384,27 @@ def assess_card(
     raw = 100.0 * noisy_or(i.strength for i in items)
     score = int(round(max(0.0, raw - penalty)))
 
+    # A partial cover and its own words' description overlap are one piece of evidence.
+    echo = (
+        {"overlap"}
+        if best[1] == "coverage"
+        and best[2] is not None
+        and not strong
+        and _echoes(card, env, best[2], weight)
+        else set()
+    )
     if not rejection:
         routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
-        solid_lexical = {
-            i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH
-        } & LEXICAL_FAMILIES
+        solid_lexical = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} & (
+            LEXICAL_FAMILIES - echo
+        )
         bypass = strong or (
             score >= params.ROUTING_BYPASS_SCORE and (len(solid_lexical) >= 2 or described_alone)
         )
         if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
     if not rejection:
-        solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH}
+        solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
         lexical = solid & LEXICAL_FAMILIES
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD

@@ -405,6 +405,61 @@ def test_a_prompt_holding_what_an_ignore_phrase_names_as_absent_does_not_meet_it
     assert row["path-filters"]["penalty"] == 0
 
 
+ECHO_CARDS = {
+    "chunked-upload": {
+        "title": "Stream big uploads in chunks",
+        "summary": (
+            "Reading a whole request body into memory takes the server down on large files; "
+            "stream each part to object storage, verify checksums, expire abandoned parts, cap "
+            "the total size and report progress to the caller."
+        ),
+        "criteria": {"use_when": ["accepting file uploads"], "ignore_when": []},
+        "recall": {"triggers": ["split the upload into resumable parts"], "topics": ["storage"]},
+    },
+    "pin-base-image": {
+        "title": "Pin base images",
+        "summary": "Unpinned images drift.",
+        "criteria": {"use_when": ["writing a dockerfile"], "ignore_when": []},
+        "recall": {"triggers": ["docker base image"]},
+    },
+    # Never admitted here (its required signal does not fire); its words make the prompt's
+    # other words known to the library.
+    "rotate-keys": {
+        "title": "Rotate leaked keys",
+        "summary": "A leaked key in a desktop sync client app is compromised for every user today.",
+        "criteria": {"use_when": ["a key leaked"], "ignore_when": []},
+        "recall": {"triggers": ["leaked api key"]},
+        "engine_hints": {"required_all": ["force_push"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        # Half the trigger, and the description shares nothing but those same words.
+        (
+            "Make the upload resumable for our desktop sync client app today",
+            "insufficient_evidence",
+        ),
+        # The description also shares words of its own: two families.
+        (
+            "Make the upload resumable for our desktop sync client app today; "
+            "stream each part and verify checksums",
+            "",
+        ),
+    ],
+)
+def test_a_partial_cover_and_its_own_words_overlap_are_one_family(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    write_library(data_dir, ECHO_CARDS)
+    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    row = rows["chunked-upload"]
+    assert {e["family"] for e in row["evidence"]} == {"coverage", "overlap"}
+    assert row["rejection"] == rejection
+
+
 TWO_TASK_CARDS = {
     "icon-button-name": {
         "title": "Give icon-only buttons an accessible name",
