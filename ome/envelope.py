@@ -84,10 +84,10 @@ _SYMBOL_RE = re.compile(
     r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+_\w+\b|\b\w+\(\)"
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
 )
-# List markers "1)", "1.", "1、", "(1)", "①" and their second item: a prompt that numbers its
-# tasks holds several, however long it is (words that number tasks are data: first_task_markers).
-# A version or a decimal (v1.2, 1.5s) is no marker.
-# List markers: 1) 1. 1、 (1) ①, or a letter after a space or a stop: A) a、 (a).
+# List markers "1)", "1.", "1、", "(1)", "①", or a letter after a space or a stop ("A)", "a、",
+# "(a)"), and their second item: a prompt that numbers its tasks holds several, however long it
+# is (words that number tasks are data: first_task_markers). A version or a decimal (v1.2, 1.5s)
+# is no marker, nor are call arguments (f(a), g(b)).
 _LETTER_AFTER = r"(?:^|(?<=[\s:;,。：；，]))"
 _FIRST_ITEM_RE = re.compile(
     r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)|" + _LETTER_AFTER + r"(?:[aA][)、]|\([aA]\))"

@@ -241,8 +241,9 @@ def index_card(
         )
 
     def ignore(text: str) -> Phrase:
-        whole = phrase("ignore", analyse(text))
-        lower = analyse(text).lower
+        analysed_text = analyse(text)
+        whole = phrase("ignore", analysed_text)
+        lower = analysed_text.lower
         spans = absent_spans(lower, vocabulary)
         if not spans:
             return whole

@@ -10,7 +10,7 @@ import fnmatch
 import math
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ome import params
 from ome.analysis import is_han, phrase_terms
@@ -393,6 +393,13 @@ def assess_card(
         and _echoes(card, env, best[2], weight)
         else set()
     )
+    if echo:
+        items = [
+            replace(i, detail=f"{i.detail}, echoes the covered phrase")
+            if i.family == "overlap"
+            else i
+            for i in items
+        ]
     if not rejection:
         routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
         solid_lexical = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} & (

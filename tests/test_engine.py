@@ -458,6 +458,8 @@ def test_a_partial_cover_and_its_own_words_overlap_are_one_family(
     row = rows["chunked-upload"]
     assert {e["family"] for e in row["evidence"]} == {"coverage", "overlap"}
     assert row["rejection"] == rejection
+    (overlap,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    assert overlap.endswith("echoes the covered phrase") is bool(rejection)
 
 
 TWO_TASK_CARDS = {
