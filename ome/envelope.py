@@ -197,7 +197,7 @@ def _false_friends(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:
 def absent_spans(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:
     """Spans of a lower-cased text that a negation or exclusion cue puts out of what it asserts:
     "tables without a primary key" asserts tables, and names a primary key as absent."""
-    cues = tuple(cue for cue in vocab.negation_cues + vocab.exclusion_cues if cue in text)
+    cues = tuple(cue for cue in vocab.absence_cues if cue in text)
     if not cues:
         return ()
     clause_end = _vocabulary_patterns(vocab).clause_end

@@ -202,7 +202,7 @@ def collect_phrases(card: Card, make: Callable[[str, str], Phrase]) -> tuple[Phr
 
 @lru_cache(maxsize=4)
 def _cue_terms(cues: tuple[str, ...]) -> frozenset[str]:
-    """The terms of negation and exclusion cues: they open an absent span, they are not absent."""
+    """The terms of absence cues: they open an absent span, they are not absent."""
     return frozenset(t for cue in cues for t in phrase_terms(cue))
 
 
@@ -250,7 +250,7 @@ def index_card(
         edges = [0, *(i for span in spans for i in span), len(lower)]
         kept = FIELD_JOIN.join(lower[a:b] for a, b in zip(edges[::2], edges[1::2], strict=True))
         asserted = _units(_analyse(kept, matcher), stopwords)
-        cues = _cue_terms(vocabulary.negation_cues + vocabulary.exclusion_cues)
+        cues = _cue_terms(vocabulary.absence_cues)
         return replace(
             whole,
             units=asserted,

@@ -400,30 +400,21 @@ def assess_card(
             else i
             for i in items
         ]
+    solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
+    lexical = solid & LEXICAL_FAMILIES
     if not rejection:
         routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]
-        solid_lexical = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} & (
-            LEXICAL_FAMILIES - echo
-        )
         bypass = strong or (
-            score >= params.ROUTING_BYPASS_SCORE and (len(solid_lexical) >= 2 or described_alone)
+            score >= params.ROUTING_BYPASS_SCORE and (len(lexical) >= 2 or described_alone)
         )
         if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
     if not rejection:
-        solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
-        lexical = solid & LEXICAL_FAMILIES
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
-        elif (
-            env.intent_modes == ("explain",)
-            and not strong
-            and not any(
-                i.family == "coverage" and i.strength >= params.FAMILY_MIN_STRENGTH for i in items
-            )
-        ):
+        elif env.intent_modes == ("explain",) and not strong and "coverage" not in solid:
             # A question that only asks how or why something works is answered from knowledge,
             # not from a lesson: a card joins it when the prompt covers one of its phrases.
             rejection = REJECT_QUESTION

@@ -121,9 +121,14 @@ class Vocabulary:
     # Both languages' stopwords (a token is dropped when it is either), made once: every prompt
     # and every indexed card asks for them.
     stopwords: frozenset[str] = field(init=False, repr=False, compare=False)
+    # Negation and exclusion cues together: what follows either is absent from what an
+    # ignore_when phrase asserts ("tables without a primary key").
+    absence_cues: tuple[str, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stopwords", self.stopwords_en | self.stopwords_zh)
+        cues = dict.fromkeys(self.negation_cues + self.exclusion_cues)
+        object.__setattr__(self, "absence_cues", tuple(cues))
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""

@@ -393,9 +393,10 @@ def card_set(name: str) -> tuple[Card, ...]:
 def vocabulary() -> tuple[ConceptMatcher, frozenset[str]]:
     registry = load_registry()
     matcher = registry.vocabulary.concept_matcher()
-    return matcher, registry.vocabulary.stopwords_en | registry.vocabulary.stopwords_zh
+    return matcher, registry.vocabulary.stopwords
 
 
+@cache
 def words() -> Vocabulary:
     return load_registry().vocabulary
 
