@@ -340,15 +340,10 @@ def recall(
                 wins = lexical_strength(a) > lexical_strength(rival[1])
                 contest(rival, position, a, wins, REJECT_RELATIVE)
                 continue
-            # A long prompt is one task among paragraphs of background unless it numbers its
-            # tasks (announcing cues are read on short prompts only): the first unanchored card
-            # in the fused order holds the task, and a card found in the background is not a
-            # second one.
-            if (
-                env.long_prompt
-                and not env.multi_task
-                and any(not s[1].strong_anchor for s in selected)
-            ):
+            # A long prompt is one task among paragraphs of background unless it numbers or
+            # counts its tasks: the first card returned holds the task, anchored or not, and an
+            # unanchored card found in the background is not a second one.
+            if env.long_prompt and not env.multi_task and selected:
                 decisions[position] = REJECT_ONE_TASK
                 continue
         if len(selected) >= opts.limit:

@@ -714,6 +714,9 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ("别强制推送到 main", [], False),
         ("make the force push a no-op on main", [], True),
         ("not only force push main but tag it", [], True),
+        # What a thing "has no" is the defect to fix, not something the task leaves out.
+        ("the branch has no upstream, so force push main", [], True),
+        ("the button has no label and no alt text", ["no alt text"], False),
     ],
 )
 def test_an_a_not_a_question_or_a_false_friend_is_not_a_negation(
