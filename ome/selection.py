@@ -293,18 +293,18 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     return best, decisive
 
 
-def _echoes(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Weight) -> bool:
-    """True when the description overlap is only the echo of a partly covered phrase.
+def _beyond_phrase(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Weight) -> float:
+    """The unit weight a card's description shares with the prompt beyond a covered phrase's words.
 
     A trigger of common words, half met by a prompt, also makes the card's description share
-    those same words: one piece of evidence, not two families. The overlap counts when the card
-    shares `ECHO_MIN_EXTRA` more with the prompt. A prompt in the other language shares concepts
-    only, so it is not asked for more.
+    those same words: one piece of evidence, not two. What the description shares besides them
+    is what makes it evidence of its own. A prompt in the other language shares concepts only,
+    so nothing is subtracted from it (infinite).
     """
     if phrase.han != (env.language in ("zh", "mixed")):
-        return False
+        return math.inf
     extra = prompt_units(card, env) - set(phrase.units) - set(phrase_terms(phrase.text))
-    return _weight(extra, weight) < params.ECHO_MIN_EXTRA
+    return _weight(extra, weight)
 
 
 def assess_card(
@@ -384,15 +384,16 @@ def assess_card(
     raw = 100.0 * noisy_or(i.strength for i in items)
     score = int(round(max(0.0, raw - penalty)))
 
-    # A partial cover and its own words' description overlap are one piece of evidence.
-    echo = (
-        {"overlap"}
-        if best[1] == "coverage"
-        and best[2] is not None
-        and not strong
-        and _echoes(card, env, best[2], weight)
-        else set()
+    # A partial cover and its own words' description overlap are one piece of evidence: the
+    # overlap is a second family only with ECHO_MIN_EXTRA more, and admits the card alone only
+    # with ECHO_ALONE_MIN_EXTRA more.
+    beyond = (
+        _beyond_phrase(card, env, best[2], weight)
+        if best[1] == "coverage" and best[2] is not None and not strong
+        else math.inf
     )
+    described_alone = described_alone and beyond >= params.ECHO_ALONE_MIN_EXTRA
+    echo = {"overlap"} if beyond < params.ECHO_MIN_EXTRA else set()
     if echo:
         items = [
             replace(i, detail=f"{i.detail}, echoes the covered phrase")

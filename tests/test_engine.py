@@ -462,6 +462,38 @@ def test_a_partial_cover_and_its_own_words_overlap_are_one_family(
     assert overlap.endswith("echoes the covered phrase") is bool(rejection)
 
 
+WARMUP_CARD = {
+    "title": "Warm caches before a cutover",
+    "summary": (
+        "Switching traffic to a fresh cluster with empty caches floods the primary database."
+    ),
+    "criteria": {"use_when": ["moving traffic to a new cluster"], "ignore_when": []},
+    "recall": {"triggers": ["prefill the cache before switching traffic"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection", "echo"),
+    [
+        # Half the trigger, and a close description made of nothing but those same words.
+        ("Prefill the cache for the staging demo tonight", "insufficient_evidence", True),
+        # One word of the card's own beyond the trigger: the description admits it alone.
+        ("Prefill the cache for the fresh staging demo tonight", "", True),
+        # More of the card's own words: the overlap is a second family as well.
+        ("Prefill the cache on the fresh cluster for the staging demo tonight", "", False),
+    ],
+)
+def test_a_description_that_only_echoes_a_partial_cover_does_not_admit_alone(
+    data_dir: Path, prompt: str, rejection: str, echo: bool
+) -> None:
+    write_library(data_dir, {**ECHO_CARDS, "cutover-warmup": WARMUP_CARD})
+    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    row = rows["cutover-warmup"]
+    assert [e["family"] for e in row["evidence"]] == ["overlap", "coverage"]
+    assert row["rejection"] == rejection
+    assert row["evidence"][0]["detail"].endswith("echoes the covered phrase") is echo
+
+
 TWO_TASK_CARDS = {
     "icon-button-name": {
         "title": "Give icon-only buttons an accessible name",
