@@ -726,11 +726,28 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         ("Use the built-in cache, no extra-large pages", "no extra-large pages"),
         ("no schema.sql change, only rename the field", "no schema.sql change"),
         ("no bump past python:3.12.4: pin it", "no bump past python:3.12.4"),
+        ("This isn't a schema change, just rename the label", "isn't a schema change"),
+        ("The ticket is not about speed: fix the copy", "not about speed"),
     ],
 )
 def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
     env = envelope_of(prompt)
     assert [env.text[a:b].strip() for a, b in env.exclusion_spans] == [excluded]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "defect"),
+    [
+        ("The checkout page is not loading after the deploy", "load"),
+        ("The consumer isn't idempotent, so customers get charged twice", "§idempotency"),
+        ("The migration was not backward compatible with the old pods", "§compatibility"),
+        ("Users are not able to log in with SSO since this morning", "§login"),
+    ],
+)
+def test_a_defect_stated_with_is_not_is_no_exclusion(prompt: str, defect: str) -> None:
+    env = envelope_of(prompt)
+    assert env.exclusion_spans == ()
+    assert defect in env.terms
 
 
 @pytest.mark.parametrize(
