@@ -800,6 +800,10 @@ def test_a_close_description_admits_alone_from_two_and_a_half_units(
         ("What is a zorbic quintal 鹦鹉?", "question_without_covered_phrase"),
         # The question names a situation of the card (a use_when phrase): the lesson applies.
         ("Why does a zorbic quintal 鹦鹉 matter before a risky release?", ""),
+        # Why next to a symptom asks for a cause to fix: debugging, not an explanation.
+        ("How does a zorbic quintal 鹦鹉 work?", "question_without_covered_phrase"),
+        ("Why does the zorbic quintal 鹦鹉 crash twice a day?", ""),
+        ("为什么 zorbic quintal 鹦鹉 每天都报错？", ""),
     ],
 )
 def test_a_how_or_why_question_needs_a_covered_phrase(
