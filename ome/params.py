@@ -77,10 +77,10 @@ ROUTING_BYPASS_SCORE = 60
 # shares this much unit weight with the prompt beyond the covered phrase's own words (tuned: 1.5
 # and 2.0 measure the same; 1.0 answers one more match-nothing prompt, 3.0 loses paraphrases).
 ECHO_MIN_EXTRA = 1.5
-# Nor does such an overlap admit the card alone unless the description shares as much as one
-# word on one card beyond the covered phrase (tuned: 0.75 and 1.0 measure the same; 0.5 still
-# answers a match-nothing prompt; 1.25 and up lose paraphrases, look-alikes and two-task prompts
-# whose extra word is on a few cards).
+# Nor does a description overlap admit a card alone unless it shares as much as one word on one
+# card beyond the words of the phrase the prompt met (a cover, a lone word, a topic) (tuned:
+# 0.75 and 1.0 measure the same; 0.5 still answers a match-nothing prompt; 1.25 and up lose
+# paraphrases, look-alikes and two-task prompts whose extra word is on a few cards).
 ECHO_ALONE_MIN_EXTRA = 1.0
 FAMILY_MIN_STRENGTH = 0.3  # a family below this does not count towards "two families"
 IGNORE_FUZZY_PENALTY = 25.0  # points off when a prompt segment covers an ignore_when phrase

@@ -294,12 +294,12 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
 
 
 def _beyond_phrase(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Weight) -> float:
-    """The unit weight a card's description shares with the prompt beyond a covered phrase's words.
+    """The unit weight a card's description shares with the prompt beyond a matched phrase's words.
 
-    A trigger of common words, half met by a prompt, also makes the card's description share
-    those same words: one piece of evidence, not two. What the description shares besides them
-    is what makes it evidence of its own. A prompt in the other language shares concepts only,
-    so nothing is subtracted from it (infinite).
+    A trigger of common words half met by a prompt, or a topic word, also makes the card's
+    description share those same words: one piece of evidence, not two. What the description
+    shares besides them is what makes it evidence of its own. A prompt in the other language
+    shares concepts only, so nothing is subtracted from it (infinite).
     """
     if phrase.han != (env.language in ("zh", "mixed")):
         return math.inf
@@ -384,23 +384,22 @@ def assess_card(
     raw = 100.0 * noisy_or(i.strength for i in items)
     score = int(round(max(0.0, raw - penalty)))
 
-    # A partial cover and its own words' description overlap are one piece of evidence: the
-    # overlap is a second family only with ECHO_MIN_EXTRA more, and admits the card alone only
-    # with ECHO_ALONE_MIN_EXTRA more.
+    # A phrase met without an anchor and the description overlap made of that phrase's own words
+    # are one piece of evidence: the overlap admits the card alone only when the description
+    # shares ECHO_ALONE_MIN_EXTRA more, and beside a partial cover it is a second family only
+    # with ECHO_MIN_EXTRA more.
+    covered = best[1] == "coverage"
     beyond = (
         _beyond_phrase(card, env, best[2], weight)
-        if best[1] == "coverage" and best[2] is not None and not strong
+        if best[2] is not None and not strong and (covered or described_alone)
         else math.inf
     )
-    described_alone = described_alone and beyond >= params.ECHO_ALONE_MIN_EXTRA
-    echo = {"overlap"} if beyond < params.ECHO_MIN_EXTRA else set()
-    if echo:
-        items = [
-            replace(i, detail=f"{i.detail}, echoes the covered phrase")
-            if i.family == "overlap"
-            else i
-            for i in items
-        ]
+    echo = {"overlap"} if covered and beyond < params.ECHO_MIN_EXTRA else set()
+    echoed_alone = described_alone and beyond < params.ECHO_ALONE_MIN_EXTRA
+    described_alone = described_alone and not echoed_alone
+    if echo or echoed_alone:
+        note = f", echoes the {'covered' if covered else 'matched'} phrase"
+        items = [replace(i, detail=i.detail + note) if i.family == "overlap" else i for i in items]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
     lexical = solid & LEXICAL_FAMILIES
     if not rejection:

@@ -470,28 +470,63 @@ WARMUP_CARD = {
     "criteria": {"use_when": ["moving traffic to a new cluster"], "ignore_when": []},
     "recall": {"triggers": ["prefill the cache before switching traffic"]},
 }
+TOPIC_CARD = {
+    "title": "Warm up before a cutover",
+    "summary": "Switching traffic to a fresh cluster before a demo floods the primary database.",
+    "criteria": {"use_when": ["moving traffic to a new cluster"], "ignore_when": []},
+    "recall": {"triggers": ["prefill before switching traffic"], "topics": ["cache"]},
+}
+# Shares "demo" with TOPIC_CARD, so that word is on two cards and weighs less.
+DEMO_CARD = {
+    "title": "Rehearse the demo",
+    "summary": "A demo that was never rehearsed fails in front of the customer.",
+    "criteria": {"use_when": ["preparing a product demo"], "ignore_when": []},
+    "recall": {"triggers": ["demo script"]},
+}
+COVERED = ["overlap", "coverage"]
 
 
 @pytest.mark.parametrize(
-    ("prompt", "rejection", "echo"),
+    ("card", "prompt", "families", "rejection", "note"),
     [
         # Half the trigger, and a close description made of nothing but those same words.
-        ("Prefill the cache for the staging demo tonight", "insufficient_evidence", True),
+        (
+            WARMUP_CARD,
+            "Prefill the cache for the staging demo",
+            COVERED,
+            "insufficient_evidence",
+            "covered",
+        ),
         # One word of the card's own beyond the trigger: the description admits it alone.
-        ("Prefill the cache for the fresh staging demo tonight", "", True),
+        (WARMUP_CARD, "Prefill the cache for the fresh staging demo", COVERED, "", "covered"),
         # More of the card's own words: the overlap is a second family as well.
-        ("Prefill the cache on the fresh cluster for the staging demo tonight", "", False),
+        (WARMUP_CARD, "Prefill the cache on the fresh cluster for the demo", COVERED, "", ""),
+        # A topic word and its concept, plus less than one word of the card's own besides.
+        (
+            TOPIC_CARD,
+            "Add a cache for the demo",
+            ["overlap", "exact"],
+            "insufficient_evidence",
+            "matched",
+        ),
+        (TOPIC_CARD, "Add a cache on the fresh cluster", ["overlap", "exact"], "", ""),
     ],
 )
-def test_a_description_that_only_echoes_a_partial_cover_does_not_admit_alone(
-    data_dir: Path, prompt: str, rejection: str, echo: bool
+def test_a_description_that_only_echoes_the_matched_phrase_does_not_admit_alone(
+    data_dir: Path,
+    card: dict[str, Any],
+    prompt: str,
+    families: list[str],
+    rejection: str,
+    note: str,
 ) -> None:
-    write_library(data_dir, {**ECHO_CARDS, "cutover-warmup": WARMUP_CARD})
+    write_library(data_dir, {**ECHO_CARDS, "demo-rehearsal": DEMO_CARD, "cutover-warmup": card})
     rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
     row = rows["cutover-warmup"]
-    assert [e["family"] for e in row["evidence"]] == ["overlap", "coverage"]
+    assert [e["family"] for e in row["evidence"]] == families
     assert row["rejection"] == rejection
-    assert row["evidence"][0]["detail"].endswith("echoes the covered phrase") is echo
+    overlap = row["evidence"][0]["detail"]
+    assert overlap.endswith(f"echoes the {note} phrase") if note else "echoes" not in overlap
 
 
 TWO_TASK_CARDS = {
