@@ -256,8 +256,10 @@ def window_sizes(env: Envelope, weight: Weight) -> tuple[float, ...]:
 
 def _weight(units: frozenset[str] | set[str], weight: Weight) -> float:
     # A term is ASCII, a concept token ("§..."), or a CJK run: all CJK starts at U+3040 and up.
+    # fsum is exact, so the total does not depend on the set's hash-seeded iteration order: a
+    # plain sum differs in the last bit, and two clauses or cards of equal weight then swap.
     half = params.HAN_BIGRAM_WEIGHT
-    return sum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
+    return math.fsum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
 
 
 def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[float, str]:

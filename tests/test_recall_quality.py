@@ -7,8 +7,12 @@ floors against regressions, raised as the engine improves, never lowered to make
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import orjson
 import pytest
 from conftest import REFERENCE_SUITES, needs_reference
 
@@ -43,3 +47,20 @@ def test_own_suites_stay_above_their_floor(name: str, tmp_path: Path) -> None:
     assert len(evaluation.outcomes) >= 80
     assert metrics.pass_rate >= OWN_SUITE_FLOORS[name]
     assert metrics.false_positive_rate <= 0.2
+
+
+def test_own_suites_answer_the_same_under_every_hash_seed() -> None:
+    """Set iteration order follows PYTHONHASHSEED; no card, rank or score may follow it."""
+    answers = set()
+    for seed in ("0", "5", "9"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ome", "eval", "recall", "--json"]
+            + ["--suite", str(REPO / "evals" / "suites" / "dev.json")],
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            check=True,
+            cwd=REPO,
+        )
+        cases = orjson.loads(done.stdout)["cases"]
+        answers.add(orjson.dumps([(c["id"], c["returned"], c["scores"]) for c in cases]))
+    assert len(answers) == 1
