@@ -20,8 +20,8 @@ from ome.evaluate import compute_metrics, evaluate_suites
 
 REPO = Path(__file__).resolve().parents[1]
 
-# Below the pass rates measured when the bound was last raised (dev 0.95, test 0.77; README).
-OWN_SUITE_FLOORS = {"dev.json": 0.9, "test.json": 0.7}
+# Below the pass rates measured when the bound was last raised (dev 0.94, test 0.82; README).
+OWN_SUITE_FLOORS = {"dev.json": 0.9, "test.json": 0.78}
 
 
 @needs_reference
