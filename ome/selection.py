@@ -283,15 +283,15 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     for ignore in card.ignore:
         if len(ignore.units) < 2:
             continue
-        own = set(ignore.units) - card.descriptive_units
         for segment in env.segments:
             if not segment.terms.isdisjoint(ignore.absent):
                 continue
             share, found = coverage(ignore.units, segment.terms, ignore_weight)
             if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
                 best = max(best, share)
-                if single and not ignore.absent and not decisive and own & segment.terms:
-                    decisive = ignore.text
+                if single and not ignore.absent and not decisive:
+                    own = segment.terms.intersection(ignore.units) - card.descriptive_units
+                    decisive = ignore.text if own else ""
     return best, decisive
 
 
