@@ -300,6 +300,8 @@ def recall(
                 home = home_of(p)
                 clause_top[home] = max(clause_top.get(home, 0), a.score)
 
+    short_single_task = not (env.multi_task or env.long_prompt)
+
     def contest(
         held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str
     ) -> None:
@@ -332,12 +334,24 @@ def recall(
             # Two unanchored cards from one clause are one task read twice: the one with the
             # stronger lexical evidence keeps the clause, whichever came first in the fused
             # order. Signals are left out: they fire for a whole area, not for one look-alike.
+            # A short prompt that announces no second task is one task in every clause (the
+            # other sentences are its context), unless the two cards' lexical evidence is
+            # equal: nothing then tells them apart, and both stay.
+            strength = lexical_strength(a)
             rival = next(
-                (s for s in selected if not s[1].strong_anchor and home_of(s[0]) == home),
+                (
+                    s
+                    for s in selected
+                    if not s[1].strong_anchor
+                    and (
+                        home_of(s[0]) == home
+                        or (short_single_task and lexical_strength(s[1]) != strength)
+                    )
+                ),
                 None,
             )
             if rival is not None:
-                wins = lexical_strength(a) > lexical_strength(rival[1])
+                wins = strength > lexical_strength(rival[1])
                 contest(rival, position, a, wins, REJECT_RELATIVE)
                 continue
             # A long prompt is one task among paragraphs of background unless it numbers or

@@ -574,6 +574,66 @@ def test_an_announced_second_task_is_weighed_against_its_own_clause(
     assert doc["envelope"]["multi_task"] is (len(expected) == 2)
 
 
+CONTEXT_CARDS = {
+    "retry-budget": {
+        "title": "Give client retries a budget",
+        "summary": "Unbounded client retries multiply the load on a struggling upstream service "
+        "and turn a short outage into a long one.",
+        "criteria": {"use_when": ["adding retries to a service client"], "ignore_when": []},
+        "recall": {"triggers": ["retry budget"]},
+    },
+    "disk-full-logs": {
+        "title": "Sample debug logs on hot paths",
+        "summary": "Debug logging on every request fills the disk and slows the hot path.",
+        "criteria": {"use_when": ["turning on verbose logging in production"], "ignore_when": []},
+        "recall": {"triggers": ["log sampling"]},
+    },
+}
+RETRIES = (
+    "Unbounded retries multiply the load on a struggling upstream and turn a short outage "
+    "into a long one. "
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected", "multi_task"),
+    [
+        # The logging sentence reads closer: the retry sentence is its context.
+        (
+            RETRIES + "Debug logging on every request fills the disk and slows everything.",
+            ["disk-full-logs"],
+            False,
+        ),
+        # Both descriptions at the cap and nothing else: nothing tells the readings apart.
+        (
+            RETRIES + "Logging on every request fills the disk.",
+            ["disk-full-logs", "retry-budget"],
+            False,
+        ),
+        (
+            RETRIES + "Also, debug logging on every request fills the disk and slows everything.",
+            ["disk-full-logs", "retry-budget"],
+            True,
+        ),
+    ],
+    ids=["one-task", "equal-evidence", "announced-second-task"],
+)
+def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
+    data_dir: Path, prompt: str, expected: list[str], multi_task: bool
+) -> None:
+    """Two unanchored cards from different sentences of a short prompt are one task read twice,
+    unless the prompt announces another task or their lexical evidence is equal."""
+    write_library(data_dir, CONTEXT_CARDS)
+    doc = explain(data_dir, prompt)
+    assert [m["id"] for m in doc["matches"]] == expected
+    assert doc["envelope"]["multi_task"] is multi_task
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert not any(rows[card]["strong_anchor"] for card in CONTEXT_CARDS)
+    if len(expected) == 1:
+        assert rows["retry-budget"]["rejection"] == "below_relative_floor"
+        assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
+
+
 SPLIT_AND_GATE_CARDS = {
     "split-service": {
         "title": "Split a service that does two jobs",
