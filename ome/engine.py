@@ -22,6 +22,7 @@ from ome.selection import (
     REJECT_LIMIT,
     REJECT_ONE_TASK,
     REJECT_RELATIVE,
+    REJECT_SAME_TASK,
     REJECT_SUBSUMED,
     Assessment,
     assess_card,
@@ -352,7 +353,7 @@ def recall(
             )
             if rival is not None:
                 wins = strength > lexical_strength(rival[1])
-                contest(rival, position, a, wins, REJECT_RELATIVE)
+                contest(rival, position, a, wins, REJECT_SAME_TASK)
                 continue
             # A long prompt is one task among paragraphs of background unless it numbers or
             # counts its tasks: the first card returned holds the task, anchored or not, and an

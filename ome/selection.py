@@ -36,6 +36,7 @@ REJECT_WEAK = "insufficient_evidence"
 REJECT_QUESTION = "question_without_covered_phrase"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
+REJECT_SAME_TASK = "weaker_reading_of_one_task"
 REJECT_SUBSUMED = "subsumed_by_broader_match"
 REJECT_ONE_TASK = "long_prompt_one_task"
 REJECT_LIMIT = "over_limit"
@@ -491,6 +492,7 @@ __all__ = [
     "REJECT_ONE_TASK",
     "REJECT_QUESTION",
     "REJECT_RELATIVE",
+    "REJECT_SAME_TASK",
     "REJECT_ROUTING",
     "REJECT_SUBSUMED",
     "REJECT_WEAK",
