@@ -95,6 +95,9 @@ _FIRST_ITEM_RE = re.compile(
 _SECOND_ITEM_RE = re.compile(
     r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)|" + _LETTER_AFTER + r"(?:[bB][)、]|\([bB]\))"
 )
+# Quoted or backticked text is a message or a command being reported ("fails with 'No
+# signatures found'", `--no-verify`): a cue inside it negates nothing the user asks.
+_QUOTED_RE = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|「[^」\n]+」|(?<!\w)'[^'\n]+'(?!\w)")
 SEGMENT_MAX_CHARS = 240
 # A prompt of this many sentences or more is "long": background and focus are told apart.
 LONG_PROMPT_SEGMENTS = 4
@@ -191,7 +194,10 @@ def _cue_spans(
 
 
 def _false_friends(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:
-    return tuple(span for word in vocab.cue_false_friends for span in find_phrase(text, word))
+    quoted = tuple(m.span() for m in _QUOTED_RE.finditer(text))
+    return quoted + tuple(
+        span for word in vocab.cue_false_friends for span in find_phrase(text, word)
+    )
 
 
 def absent_spans(text: str, vocab: Vocabulary) -> tuple[tuple[int, int], ...]:

@@ -844,6 +844,11 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ("Migrate the orders table without downtime", "§downtime"),
         ("No one reviewed the migration before it ran in prod", "§migration"),
         ("The cron job no longer runs after the upgrade", "§cron"),
+        # An error message reports a symptom, quoted or not; "there is no" names a defect.
+        ("Login fails with 'No valid session token'", "§session"),
+        ("Every webhook fails with No signatures found for payload", "§signature"),
+        ("The worker dies with no space left on device", "§disk_full"),
+        ("There is no index on orders.customer_id", "§index"),
     ],
 )
 def test_a_defect_or_a_constraint_is_no_exclusion(prompt: str, defect: str) -> None:
