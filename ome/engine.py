@@ -32,6 +32,7 @@ from ome.selection import (
     lexical_strength,
     prompt_units,
     subsumes,
+    whole_phrase_met,
     window_sizes,
 )
 from ome.signals import Registry
@@ -337,7 +338,8 @@ def recall(
             # order. Signals are left out: they fire for a whole area, not for one look-alike.
             # A short prompt that announces no second task is one task in every clause (the
             # other sentences are its context), unless the two cards' lexical evidence is
-            # equal: nothing then tells them apart, and both stay.
+            # equal (nothing then tells them apart) or each card met one of its own phrases
+            # whole in its own clause: two tasks said plainly, and both stay.
             strength = lexical_strength(a)
             rival = next(
                 (
@@ -346,7 +348,11 @@ def recall(
                     if not s[1].strong_anchor
                     and (
                         home_of(s[0]) == home
-                        or (short_single_task and lexical_strength(s[1]) != strength)
+                        or (
+                            short_single_task
+                            and lexical_strength(s[1]) != strength
+                            and not (whole_phrase_met(a) and whole_phrase_met(s[1]))
+                        )
                     )
                 ),
                 None,

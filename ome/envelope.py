@@ -37,6 +37,7 @@ class _Patterns:
     clause_split: re.Pattern[str]  # where one task of a two-task prompt ends
     path: re.Pattern[str]
     command: re.Pattern[str]
+    task_count: re.Pattern[str]  # words counting a prompt's tasks
 
 
 def _words(words: tuple[str, ...]) -> str:
@@ -51,6 +52,7 @@ def _patterns(
     connectors: tuple[str, ...],
     programs: tuple[str, ...],
     extensions: tuple[str, ...],
+    counts: tuple[str, ...],
 ) -> _Patterns:
     def alternation(punctuation: str, words: tuple[str, ...]) -> re.Pattern[str]:
         return re.compile(punctuation + ("|" + _words(words) if words else ""))
@@ -71,12 +73,29 @@ def _patterns(
         clause_split=alternation(_SPLIT_PUNCTUATION, connectors),
         path=re.compile(path),
         command=re.compile(command),
+        task_count=re.compile("|".join(_count_cue(c) for c in counts) or r"(?!)"),
     )
+
+
+def _count_cue(cue: str) -> str:
+    """A task-count cue as a regex; an English one also takes one word before its noun.
+
+    "two things" counts "two CI things" and "two small things" too.
+    """
+    words = cue.split()
+    if not cue.isascii() or len(words) < 2:
+        return _words((cue,))
+    head = r"\s+".join(re.escape(w) for w in words[:-1])
+    return rf"\b{head}\s+(?:[\w-]+\s+)?{re.escape(words[-1])}\b"
 
 
 def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:
     return _patterns(
-        vocab.clause_breaks, vocab.clause_connectors, vocab.command_programs, vocab.path_extensions
+        vocab.clause_breaks,
+        vocab.clause_connectors,
+        vocab.command_programs,
+        vocab.path_extensions,
+        vocab.task_count_cues,
     )
 
 
@@ -360,7 +379,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         multi_task=len(clauses) > 1
         and (
             _numbers_tasks(text, vocab)
-            or any(find_phrase(text, cue) for cue in vocab.task_count_cues)
+            or patterns.task_count.search(text) is not None
             or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
         ),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),

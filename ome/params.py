@@ -45,6 +45,8 @@ CONCEPT_PHRASE_QUALITY = 0.5  # a one-concept trigger met through a synonym or t
 SINGLE_WORD_QUALITY = 0.45  # a one-word trigger: common words make weak anchors
 TOPIC_QUALITY = 0.25  # a topic word is context, not an anchor
 USE_WHEN_FACTOR = 0.85  # `use_when` is written for people: a little less precise than triggers
+# The weakest whole phrase: a `use_when` line with every unit in one segment (0.65).
+WHOLE_PHRASE_STRENGTH = ANCHOR_MAX * FULL_COVER_QUALITY * USE_WHEN_FACTOR
 DESCRIPTION_SCALE = 2.5  # overlap family: strength = scale * set cosine (card vs. window)
 DESCRIPTION_MAX = 0.6
 DESCRIPTION_MIN_UNITS = 2
@@ -156,5 +158,6 @@ __all__ = [
     "SYNONYM_WITNESS_STRENGTH",
     "TOPIC_QUALITY",
     "USE_WHEN_FACTOR",
+    "WHOLE_PHRASE_STRENGTH",
     "WITNESSED_DESCRIPTION_MIN_UNITS",
 ]

@@ -43,6 +43,7 @@ REJECT_LIMIT = "over_limit"
 
 Weight = Callable[[str], float]
 LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
+PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
 _INFLECTIONS = ("", "s", "es", "d", "ed", "ing")
 
 
@@ -437,6 +438,14 @@ def lexical_strength(assessment: Assessment) -> float:
     return noisy_or(i.strength for i in assessment.evidence if i.family in LEXICAL_FAMILIES)
 
 
+def whole_phrase_met(assessment: Assessment) -> bool:
+    """True when the prompt carried one of the card's phrases whole (exactly or every unit)."""
+    return any(
+        i.family in PHRASE_FAMILIES and i.strength >= params.WHOLE_PHRASE_STRENGTH
+        for i in assessment.evidence
+    )
+
+
 def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
     """The clause a card's evidence comes from (most specific shared terms; first on ties).
 
@@ -485,6 +494,7 @@ def is_near_duplicate(a: IndexedCard, b: IndexedCard) -> bool:
 
 __all__ = [
     "LEXICAL_FAMILIES",
+    "PHRASE_FAMILIES",
     "REJECT_BELOW_THRESHOLD",
     "REJECT_DUPLICATE",
     "REJECT_IGNORE",
@@ -505,6 +515,7 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "lexical_strength",
+    "whole_phrase_met",
     "phrase_in_text",
     "prompt_units",
     "subsumes",

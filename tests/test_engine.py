@@ -14,6 +14,8 @@ import yaml
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
 from ome.envelope import Envelope, build_envelope
+from ome.evaluate import load_suite
+from ome.evaluate import write_library as write_suite_library
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -634,6 +636,39 @@ def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
         assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
 
 
+PROJECT_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "dev.json"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "帮我把 new_checkout 这个开关相关的代码删掉，已经全量三周了。"
+        "删完跑测试一堆 jest 快照对不上，直接 -u 全部更新掉可以吗？",
+        "new_checkout 开关全量三周了，把相关代码删掉。"
+        "删完跑测试一堆 jest 快照对不上，-u 全部更新掉可以吗？",
+    ],
+    ids=["asks-first", "states-first"],
+)
+def test_two_cards_each_meeting_a_whole_phrase_in_a_short_prompt_are_two_tasks(
+    data_dir: Path, prompt: str
+) -> None:
+    """A short prompt that announces no second task still holds two when each of two cards
+    met one of its own phrases whole, in different sentences: neither reads the other's task."""
+    write_suite_library(data_dir, load_suite(PROJECT_SUITE).cards)
+    doc = explain(data_dir, prompt)
+    assert not doc["envelope"]["multi_task"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    for card in ("stale-flag-cleanup", "snapshot-update-review"):
+        assert not rows[card]["strong_anchor"]
+        assert any(
+            e["family"] == "coverage" and e["strength"] >= 0.65 for e in rows[card]["evidence"]
+        )
+    assert sorted(m["id"] for m in doc["matches"]) == [
+        "snapshot-update-review",
+        "stale-flag-cleanup",
+    ]
+
+
 SPLIT_AND_GATE_CARDS = {
     "split-service": {
         "title": "Split a service that does two jobs",
@@ -717,6 +752,12 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ("需求两个：A) 后台支持上传主题包；B) 路由改成 loader 预取数据", True),
         ("Please (a) add the webhook endpoint and (b) fix the refund amount type.", True),
         ("Why does f(a) call g(b) twice, and how do I stop it?", False),
+        (
+            "Two CI things. We run our services on one cluster in Frankfurt, and the team is "
+            "small. Logs go to Loki. The deploy hangs, and the health check fails on a replica.",
+            True,
+        ),
+        ("We spent two hours on these things, and the build still fails.", False),
     ],
     ids=[
         "two-things",
@@ -740,6 +781,8 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "zh-lettered",
         "en-lettered",
         "call-arguments-are-no-list",
+        "long-counted-with-a-word-between",
+        "count-of-something-else",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
