@@ -33,11 +33,13 @@ from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
 from ome.index import CardIndex, IndexedCard, build_index, card_postings, index_card
 from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
+from ome.resources import resource_dir
 from ome.signals import Registry, Vocabulary
 
 CACHE_SCHEMA = "ome-index-cache/1"
 INDEX_DIR = "index"
 MANIFEST = "manifest.json"
+SHIPPED_MATCHER_FILE = "matcher.json"  # beside the bundled registry, in signals/
 SEGMENT_MAGIC = b"OMESEG1\n"
 # A file modified this close to the scan may change again within one timestamp tick without
 # its stat changing (git's "racy" entries): it is re-parsed on the next load.
@@ -1429,29 +1431,44 @@ def _load_in_memory(
 # --- cached registry derivatives ------------------------------------------------------------------
 
 
-def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
-    """The registry's concept matcher, decoded from the cache when its digest matches."""
+def render_shipped_matcher(registry: Registry) -> bytes:
+    """The concept matcher file shipped beside the bundled registry (`ome signals build`).
 
-    def build() -> ConceptMatcher:
-        return registry.vocabulary.concept_matcher()
-
-    if cache_dir is None:
-        return build()
-    path = cache_dir / "matcher.json"
+    Compiling the lexicon's tens of thousands of terms costs most of a second; a fresh install's
+    first hooks (or several at once) decode this file instead.
+    """
     coder = codec(ConceptMatcher)
+    matcher = registry.vocabulary.concept_matcher()
+    return orjson.dumps([[registry.digest, coder.schema], coder.encode(matcher)])
+
+
+def _decode_matcher(path: Path, key: list[Any], coder: _Codec) -> ConceptMatcher | None:
+    """The matcher stored at `path` under `key`; None when the file is missing, stale or bad."""
+    try:
+        doc = orjson.loads(path.read_bytes())
+        if doc[0] == key:
+            return cast(ConceptMatcher, coder.decode(doc[1]))
+    except (OSError, orjson.JSONDecodeError, IndexError, KeyError, TypeError, ValueError):
+        pass
+    return None
+
+
+def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
+    """The registry's concept matcher: from the cache when its digest matches, else the one
+    shipped with the bundled registry when this is that registry, else compiled."""
+    coder = codec(ConceptMatcher)
+    shipped = resource_dir("signals") / SHIPPED_MATCHER_FILE
+    shipped_key = [registry.digest, coder.schema]
+    if cache_dir is None:
+        return _decode_matcher(shipped, shipped_key, coder) or registry.vocabulary.concept_matcher()
+    path = cache_dir / "matcher.json"
     key = [CACHE_SCHEMA, registry.digest, coder.schema, _code_stamp()]
     warm = _warm_matchers.get(registry.digest)
     if warm is not None and warm[0] == key:
         return warm[1]
-    matcher = None
-    try:
-        doc = orjson.loads(path.read_bytes())
-        if doc[0] == key:
-            matcher = cast(ConceptMatcher, coder.decode(doc[1]))
-    except (OSError, orjson.JSONDecodeError, IndexError, KeyError, TypeError, ValueError):
-        pass
+    matcher = _decode_matcher(path, key, coder) or _decode_matcher(shipped, shipped_key, coder)
     if matcher is None:
-        matcher = build()
+        matcher = registry.vocabulary.concept_matcher()
         try:
             cache_dir.mkdir(parents=True, exist_ok=True)
             write_atomic(path, orjson.dumps([key, coder.encode(matcher)]), durable=False)
@@ -1470,7 +1487,6 @@ def load_registry_cached(
     merging them parses YAML and derives regex anchors, which is done once per change.
     """
     from ome.registry import REGISTRY_FILE, load_registry, project_pack_paths, user_pack_paths
-    from ome.resources import resource_dir
 
     packs = (*user_pack_paths(data_dir), *project_pack_paths(project_root))
     stamp: list[Any] = [CACHE_SCHEMA, _code_stamp(), str(data_dir), str(project_root)]
@@ -1620,6 +1636,7 @@ __all__ = [
     "LazyCards",
     "LazyPostings",
     "LoadedIndex",
+    "SHIPPED_MATCHER_FILE",
     "build_cache",
     "card_keys",
     "codec",
@@ -1628,6 +1645,7 @@ __all__ = [
     "load_index",
     "load_matcher",
     "main",
+    "render_shipped_matcher",
     "spawn_builder",
 ]
 

@@ -115,7 +115,7 @@ class BuildResult:
     """What compiling the bundled packs did: the registry file, whether it changed, its size."""
 
     path: Path
-    stale: bool
+    stale: bool  # the registry or the concept matcher shipped beside it
     written: bool
     digest: str
     signal_count: int
@@ -707,23 +707,33 @@ def registry_warnings(data: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
 def build_bundled_registry(check: bool = False, root: Path | None = None) -> BuildResult:
-    """Compile the bundled packs; write `registry.json`, or with `check` only report staleness."""
+    """Compile the bundled packs; write `registry.json` and its concept matcher, or with `check`
+    only report staleness."""
+    from ome.cache import SHIPPED_MATCHER_FILE, render_shipped_matcher
+
     signals_dir = root if root is not None else resource_dir("signals")
     data = compile_registry(pack_paths(signals_dir / "packs"), signals_dir / "vocabulary")
-    content = render_registry(data)
     target = signals_dir / REGISTRY_FILE
-    try:
-        current: bytes | None = target.read_bytes()
-    except FileNotFoundError:
-        current = None
-    stale = current != content
-    written = stale and not check
+    outputs = {
+        target: render_registry(data),
+        signals_dir / SHIPPED_MATCHER_FILE: render_shipped_matcher(registry_from_data(data)),
+    }
+    stale_paths = [path for path, content in outputs.items() if _read_or_none(path) != content]
+    written = bool(stale_paths) and not check
     if written:
-        write_atomic(target, content)
+        for path in stale_paths:
+            write_atomic(path, outputs[path])
     return BuildResult(
         path=target,
-        stale=stale,
+        stale=bool(stale_paths),
         written=written,
         digest=data["digest"],
         signal_count=len(data["signals"]),

@@ -330,9 +330,20 @@ def test_the_builder_refuses_a_missing_data_dir_and_creates_nothing(tmp_path: Pa
     assert not missing.exists()
 
 
-def test_the_concept_matcher_round_trips_through_the_cache(lib: Lib) -> None:
-    built = load_matcher(lib.registry, lib.cache_dir)
-    cached = load_matcher(lib.registry, lib.cache_dir)
+def test_the_bundled_registry_decodes_its_shipped_matcher_and_writes_no_cache(lib: Lib) -> None:
+    """`ome signals build` ships the compiled matcher: a fresh install does not compile it."""
+    shipped = load_matcher(lib.registry, lib.cache_dir)
+    assert shipped == lib.matcher == lib.registry.vocabulary.concept_matcher()
+    assert not (lib.cache_dir / "matcher.json").exists()
+
+
+def test_another_registry_compiles_its_matcher_once_then_reads_the_cache(lib: Lib) -> None:
+    """A registry with packs of its own (another digest) cannot use the shipped matcher."""
+    packed = dataclasses.replace(lib.registry, digest="0" * 64)
+    built = load_matcher(packed, lib.cache_dir)
+    assert (lib.cache_dir / "matcher.json").exists()
+    cache._warm_matchers.clear()
+    cached = load_matcher(packed, lib.cache_dir)
     assert cached == built == lib.matcher
     assert cached.find("强制推送 force push") == built.find("强制推送 force push")
 

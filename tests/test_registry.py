@@ -12,6 +12,7 @@ import orjson
 import pytest
 from click.testing import CliRunner
 
+from ome.cache import SHIPPED_MATCHER_FILE
 from ome.cli.signals import signals_group
 from ome.envelope import build_envelope
 from ome.errors import RegistryError
@@ -98,8 +99,15 @@ def test_build_writes_then_reports_up_to_date_and_detects_staleness(tmp_path: Pa
     shutil.copytree(SIGNALS_DIR / "vocabulary", root / "vocabulary")
     first = build_bundled_registry(root=root)
     assert first.written and first.stale
-    assert (root / REGISTRY_FILE).read_bytes() == (SIGNALS_DIR / REGISTRY_FILE).read_bytes()
+    for name in (REGISTRY_FILE, SHIPPED_MATCHER_FILE):
+        assert (root / name).read_bytes() == (SIGNALS_DIR / name).read_bytes()
     assert build_bundled_registry(check=True, root=root).stale is False
+    (root / SHIPPED_MATCHER_FILE).write_bytes(b"[]")
+    assert build_bundled_registry(check=True, root=root).stale
+    assert build_bundled_registry(root=root).written
+    assert (root / SHIPPED_MATCHER_FILE).read_bytes() == (
+        SIGNALS_DIR / SHIPPED_MATCHER_FILE
+    ).read_bytes()
     _write(root / "packs" / "extra.yaml", _pack(GOOD_SIGNAL, name="extra"))
     stale = build_bundled_registry(check=True, root=root)
     assert stale.stale and not stale.written
