@@ -105,18 +105,23 @@ def reference_tokenize(text: str) -> list[Token]:
     return tokens
 
 
-_BY_FIRST: dict[int, tuple[ConceptMatcher, dict[str, list[tuple[str, str]]]]] = {}
+_BY_FIRST: dict[tuple[int, bool], tuple[ConceptMatcher, dict[str, list[tuple[str, str]]]]] = {}
 
 
-def han_terms_by_first(matcher: ConceptMatcher) -> dict[str, list[tuple[str, str]]]:
-    """The matcher's Han terms by first character, made once per matcher."""
-    known = _BY_FIRST.get(id(matcher))
+def han_terms_by_first(
+    matcher: ConceptMatcher, gapped: bool = False
+) -> dict[str, list[tuple[str, str]]]:
+    """The matcher's Han terms by first character, made once per matcher; with `gapped`, only
+    the terms long enough and all Han, which may be found with a gap."""
+    known = _BY_FIRST.get((id(matcher), gapped))
     if known is not None and known[0] is matcher:
         return known[1]
     by_first: dict[str, list[tuple[str, str]]] = {}
     for surface, concept in matcher.han_terms:
+        if gapped and (len(surface) < HAN_GAP_MIN_TERM or not all(is_han(c) for c in surface)):
+            continue
         by_first.setdefault(surface[0], []).append((surface, concept))
-    _BY_FIRST[id(matcher)] = (matcher, by_first)
+    _BY_FIRST[(id(matcher), gapped)] = (matcher, by_first)
     return by_first
 
 
@@ -132,8 +137,8 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
         for surface, concept in han_terms_by_first(matcher).get(char, ()):
             if text.startswith(surface, start):
                 hits.add(ConceptHit(concept, start, start + len(surface)))
-            if start in skippable:
-                continue
+            if not skippable or start in skippable:
+                continue  # a term found across an infix needs an infix to skip
             at, matched, skipped = start, 0, False
             while matched < len(surface) and at < len(text):
                 if matched and at in skippable:
@@ -148,9 +153,7 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
     # term found so far holds them.
     held = {i for hit in hits for i in range(hit.start, hit.end)}
     for start, char in enumerate(text):
-        for surface, concept in han_terms_by_first(matcher).get(char, ()):
-            if len(surface) < HAN_GAP_MIN_TERM or not all(is_han(c) for c in surface):
-                continue
+        for surface, concept in han_terms_by_first(matcher, gapped=True).get(char, ()):
             for split in range(2, len(surface) - 1):
                 for gap in range(1, HAN_GAP_MAX + 1):
                     inside = range(start + split, start + split + gap)
