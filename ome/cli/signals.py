@@ -126,7 +126,8 @@ def test_command(prompt: str, data_dir: str | None, cwd: str | None, as_json: bo
 @click.option("--check", is_flag=True, help="Only check that the committed registry is current.")
 @handle_errors
 def build_command(check: bool) -> None:
-    """Compile signals/packs and signals/vocabulary into signals/registry.json."""
+    """Compile signals/packs and signals/vocabulary into signals/registry.json, and the
+    lexicon's concept matcher into signals/matcher.json."""
     from ome.registry import build_bundled_registry
 
     result = build_bundled_registry(check=check)
@@ -135,7 +136,8 @@ def build_command(check: bool) -> None:
     summary = f"{result.signal_count} signals, {result.concept_count} concepts"
     if check and result.stale:
         raise click.ClickException(
-            f"{result.path} is stale; run `ome signals build` and commit the result"
+            f"{result.path} or the matcher beside it is stale; run `ome signals build` and"
+            " commit the result"
         )
     state = "wrote" if result.written else "up to date:"
     click.echo(f"{state} {result.path} ({summary}, digest {result.digest[:12]})")
