@@ -390,15 +390,17 @@ def assess_card(
 
     # A phrase met without an anchor and the description overlap made of that phrase's own words
     # are one piece of evidence: the overlap admits the card alone only when the description
-    # shares ECHO_ALONE_MIN_EXTRA more, and beside a partial cover it is a second family only
-    # with ECHO_MIN_EXTRA more.
+    # shares ECHO_ALONE_MIN_EXTRA more, and beside a partial cover, or a one-concept phrase met
+    # through a synonym ("redis cache" by any "cache"), it is a second family only with
+    # ECHO_MIN_EXTRA more.
     covered = best[1] == "coverage"
+    echoable = covered or best[1] == "concepts"
     beyond = (
         _beyond_phrase(card, env, best[2], weight)
-        if best[2] is not None and not strong and (covered or described_alone)
+        if best[2] is not None and not strong and (echoable or described_alone)
         else math.inf
     )
-    echo = {"overlap"} if covered and beyond < params.ECHO_MIN_EXTRA else set()
+    echo = {"overlap"} if echoable and beyond < params.ECHO_MIN_EXTRA else set()
     echoed_alone = described_alone and beyond < params.ECHO_ALONE_MIN_EXTRA
     described_alone = described_alone and not echoed_alone
     if echo or echoed_alone:

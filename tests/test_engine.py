@@ -436,32 +436,63 @@ ECHO_CARDS = {
 }
 
 
+CACHE_WRITE_CARD = {
+    "title": "Invalidate cached entries on every write",
+    "summary": "An entry cached before an update is served stale until it expires; delete or "
+    "refresh it in the same code path that writes.",
+    "criteria": {
+        "use_when": ["adding a read-through layer in front of the database"],
+        "ignore_when": [],
+    },
+    "recall": {"triggers": ["redis cache"]},
+}
+
+
 @pytest.mark.parametrize(
-    ("prompt", "rejection"),
+    ("card", "prompt", "family", "rejection"),
     [
         # Half the trigger, and the description shares nothing but those same words.
         (
+            "chunked-upload",
             "Make the upload resumable for our desktop sync client app today",
+            "coverage",
             "insufficient_evidence",
         ),
         # The description also shares words of its own: two families.
         (
+            "chunked-upload",
             "Make the upload resumable for our desktop sync client app today; "
             "stream each part and verify checksums",
+            "coverage",
+            "",
+        ),
+        # "cache" meets a one-concept trigger, and the description shares only that word.
+        (
+            "cache-invalidation",
+            "Put an lru cache decorator on the fibonacci helper",
+            "concepts",
+            "insufficient_evidence",
+        ),
+        (
+            "cache-invalidation",
+            "Cache the price lookups, and delete each cached entry in the code path that "
+            "writes so no stale price is served",
+            "concepts",
             "",
         ),
     ],
 )
-def test_a_partial_cover_and_its_own_words_overlap_are_one_family(
-    data_dir: Path, prompt: str, rejection: str
+def test_a_phrase_met_unanchored_and_its_own_words_in_the_description_are_one_family(
+    data_dir: Path, card: str, prompt: str, family: str, rejection: str
 ) -> None:
-    write_library(data_dir, ECHO_CARDS)
+    write_library(data_dir, {**ECHO_CARDS, "cache-invalidation": CACHE_WRITE_CARD})
     rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
-    row = rows["chunked-upload"]
-    assert {e["family"] for e in row["evidence"]} == {"coverage", "overlap"}
+    row = rows[card]
+    assert {e["family"] for e in row["evidence"]} == {family, "overlap"}
     assert row["rejection"] == rejection
     (overlap,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
-    assert overlap.endswith("echoes the covered phrase") is bool(rejection)
+    note = "covered" if family == "coverage" else "matched"
+    assert overlap.endswith(f"echoes the {note} phrase") is bool(rejection)
 
 
 WARMUP_CARD = {
