@@ -1453,20 +1453,24 @@ def _decode_matcher(path: Path, key: list[Any], coder: _Codec) -> ConceptMatcher
     return None
 
 
+def _shipped_matcher(registry: Registry, coder: _Codec) -> ConceptMatcher | None:
+    """The matcher shipped beside the bundled registry, when this is that registry."""
+    shipped = resource_dir("signals") / SHIPPED_MATCHER_FILE
+    return _decode_matcher(shipped, [registry.digest, coder.schema], coder)
+
+
 def load_matcher(registry: Registry, cache_dir: Path | None) -> ConceptMatcher:
     """The registry's concept matcher: from the cache when its digest matches, else the one
     shipped with the bundled registry when this is that registry, else compiled."""
     coder = codec(ConceptMatcher)
-    shipped = resource_dir("signals") / SHIPPED_MATCHER_FILE
-    shipped_key = [registry.digest, coder.schema]
     if cache_dir is None:
-        return _decode_matcher(shipped, shipped_key, coder) or registry.vocabulary.concept_matcher()
+        return _shipped_matcher(registry, coder) or registry.vocabulary.concept_matcher()
     path = cache_dir / "matcher.json"
     key = [CACHE_SCHEMA, registry.digest, coder.schema, _code_stamp()]
     warm = _warm_matchers.get(registry.digest)
     if warm is not None and warm[0] == key:
         return warm[1]
-    matcher = _decode_matcher(path, key, coder) or _decode_matcher(shipped, shipped_key, coder)
+    matcher = _decode_matcher(path, key, coder) or _shipped_matcher(registry, coder)
     if matcher is None:
         matcher = registry.vocabulary.concept_matcher()
         try:

@@ -517,9 +517,9 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "lexical_strength",
-    "whole_phrase_met",
     "phrase_in_text",
     "prompt_units",
     "subsumes",
+    "whole_phrase_met",
     "window_sizes",
 ]
