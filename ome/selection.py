@@ -229,15 +229,21 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
 
 
 def _description_match(
-    card: IndexedCard, env: Envelope, weight: Weight, window_sizes: Sequence[float]
+    card: IndexedCard,
+    env: Envelope,
+    weight: Weight,
+    window_sizes: Sequence[float],
+    least: float,
 ) -> tuple[float, float]:
     """Best (cosine, shared units) between the card's description and a window of segments.
 
     Cosine over distinct units (Salton's set cosine: shared / sqrt(|card| * |window|)) keeps a
     long window or a long summary from matching by sheer size; Han bigrams count half.
-    `window_sizes` are the windows' own weights, the same for every card of one prompt.
+    `window_sizes` are the windows' own weights, the same for every card of one prompt. A window
+    sharing at least `least` units beats one that shares fewer: a short last sentence with a
+    higher cosine must not hide the window that holds the overlap.
     """
-    best = (0.0, 0.0)
+    best = (False, 0.0, 0.0)
     size = 0.0
     for (window, place), window_size in zip(env.windows, window_sizes, strict=True):
         common = card.descriptive_units & window
@@ -247,8 +253,8 @@ def _description_match(
         shared = _weight(common, weight)
         if shared:
             cosine = place * shared / math.sqrt(size * window_size)
-            best = max(best, (cosine, shared))
-    return best
+            best = max(best, (shared >= least, cosine, shared))
+    return best[1], best[2]
 
 
 def window_sizes(env: Envelope, weight: Weight) -> tuple[float, ...]:
@@ -340,10 +346,6 @@ def assess_card(
         items.append(EvidenceItem(best[1], best[0], best[2].text))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
     strongest = max((s.weight for h in hinted if (s := registry.get(h)) is not None), default=0.0)
-    cosine, described = _description_match(card, env, weight, sizes)
-    described_alone = (
-        cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
-    )
     # A witness of its own lowers the description bar to one unit: one of the card's specific
     # hints fired, or a one-concept trigger was met through a synonym of a specific concept and
     # the description shares something besides that concept.
@@ -354,6 +356,10 @@ def assess_card(
         and bool(prompt_units(card, env) - set(best[2].units))
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
+    cosine, described = _description_match(card, env, weight, sizes, least)
+    described_alone = (
+        cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
+    )
     if described >= least:
         items.append(
             EvidenceItem(

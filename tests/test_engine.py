@@ -974,6 +974,30 @@ def test_a_close_description_admits_alone_from_two_and_a_half_units(
     assert (row["rejection"] == "") is admitted
 
 
+def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
+    data_dir: Path,
+) -> None:
+    # "Gizmo." alone is the closest window (one unit in a tiny window), but only the window of
+    # both sentences shares enough units to count.
+    card = {
+        "title": "Keep a way back",
+        "summary": "The zorbic quintal 鹦鹉 drifts when the gizmo naps.",
+        "criteria": {"use_when": ["before a risky release"], "ignore_when": []},
+        "recall": {"triggers": ["ceasefire"], "topics": ["operations"]},
+    }
+    other = {
+        "title": "Paint the widget",
+        "summary": "A blue green orange purple widget dashboard wobbles at dawn.",
+        "criteria": {"use_when": ["painting"], "ignore_when": []},
+        "recall": {"triggers": ["paint"]},
+    }
+    write_library(data_dir, {"lone": card, "other": other})
+    prompt = "Tune the zorbic quintal for the blue green orange purple widget dashboard. Gizmo."
+    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    assert [e["detail"] for e in rows["lone"]["evidence"]] == ["3 units, cosine 0.25"]
+    assert rows["lone"]["rejection"] == ""
+
+
 @pytest.mark.parametrize(
     ("prompt", "rejection"),
     [
