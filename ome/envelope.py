@@ -158,6 +158,7 @@ class Envelope:
     commands: tuple[str, ...]
     symbols: tuple[str, ...]
     concepts: tuple[str, ...]
+    concept_spans: tuple[tuple[str, int, int], ...]  # (concept, start, end) outside negations
     detection: Detection
     fired: tuple[str, ...]
     intent_modes: tuple[str, ...]
@@ -386,6 +387,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],
         concepts=concept_ids,
+        concept_spans=tuple((h.concept, h.start, h.end) for h in concept_hits),
         detection=detection,
         fired=fired,
         intent_modes=intents,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from ome import params
 from ome.analysis import is_han, phrase_terms
+from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
@@ -407,11 +408,18 @@ def assess_card(
         else math.inf
     )
     echo = {"overlap"} if echoable and beyond < params.ECHO_MIN_EXTRA else set()
+    # A signal fired by nothing but the word that met a one-concept phrase is that word again.
+    if best[1] == "concepts" and best[2] is not None and _signals_echo(hinted, best[2], env):
+        echo.add("signals")
     echoed_alone = described_alone and beyond < params.ECHO_ALONE_MIN_EXTRA
     described_alone = described_alone and not echoed_alone
-    if echo or echoed_alone:
-        note = f", echoes the {'covered' if covered else 'matched'} phrase"
-        items = [replace(i, detail=i.detail + note) if i.family == "overlap" else i for i in items]
+    note = f", echoes the {'covered' if covered else 'matched'} phrase"
+    items = [
+        replace(i, detail=i.detail + note)
+        if i.family in echo or (echoed_alone and i.family == "overlap")
+        else i
+        for i in items
+    ]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
     lexical = solid & LEXICAL_FAMILIES
     if not rejection:
@@ -462,6 +470,23 @@ def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
     """
     scores = [_weight(card.descriptive_units & clause, weight) for clause in env.clauses]
     return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
+
+
+def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
+    """Whether the card's fired signals fired only on the words that met its one-concept phrase.
+
+    "bird migration" fires a migration signal and meets the phrase "alembic migration" through
+    the one word "migration": that word is one piece of evidence, not two families.
+    """
+    concept = phrase.units[0].removeprefix(CONCEPT_PREFIX)
+    met = [(start, end) for c, start, end in env.concept_spans if c == concept]
+    spans = [
+        span
+        for hit in env.detection.hits
+        if hit.id in hinted
+        for span in (hit.spans or ((hit.start, hit.end),))
+    ]
+    return bool(spans) and all(any(start <= s and e <= end for start, end in met) for s, e in spans)
 
 
 def prompt_units(card: IndexedCard, env: Envelope) -> frozenset[str]:

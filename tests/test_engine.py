@@ -495,6 +495,36 @@ def test_a_phrase_met_unanchored_and_its_own_words_in_the_description_are_one_fa
     assert overlap.endswith(f"echoes the {note} phrase") is bool(rejection)
 
 
+MIGRATION_CARD = {
+    "title": "Ship schema changes in steps",
+    "summary": "Dropping a column in the same deploy as the code breaks old pods still serving.",
+    "criteria": {"use_when": ["dropping a column that old code still reads"], "ignore_when": []},
+    "recall": {"triggers": ["alembic migration"]},
+    "engine_hints": {"positive": ["data_migration"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        # "migration" meets the one-concept trigger and fires the signal: one word, one family.
+        ("Plot the bird migration routes on a map, one colour each", "insufficient_evidence"),
+        # The signal also fired on words of its own ("backfill"): two families.
+        ("Write the migration, then backfill the orders table in batches", ""),
+    ],
+)
+def test_a_signal_fired_by_the_word_that_met_a_concept_phrase_is_not_a_second_family(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    write_library(data_dir, {**ECHO_CARDS, "schema-steps": MIGRATION_CARD})
+    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    row = rows["schema-steps"]
+    details = {e["family"]: e["detail"] for e in row["evidence"]}
+    assert details["concepts"] == "alembic migration"
+    assert details["signals"].endswith("echoes the matched phrase") is bool(rejection)
+    assert row["rejection"] == rejection
+
+
 WARMUP_CARD = {
     "title": "Warm caches before a cutover",
     "summary": (
