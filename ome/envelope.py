@@ -78,15 +78,15 @@ def _patterns(
 
 
 def _count_cue(cue: str) -> str:
-    """A task-count cue as a regex; an English one also takes one word before its noun.
+    """A task-count cue as a regex; an English one also takes up to two words before its noun.
 
-    "two things" counts "two CI things" and "two small things" too.
+    "two things" counts "two CI things" and "two small security things" too.
     """
     words = cue.split()
     if not cue.isascii() or len(words) < 2:
         return _words((cue,))
     head = r"\s+".join(re.escape(w) for w in words[:-1])
-    return rf"\b{head}\s+(?:[\w-]+\s+)?{re.escape(words[-1])}\b"
+    return rf"\b{head}\s+(?:[\w-]+\s+){{0,2}}{re.escape(words[-1])}\b"
 
 
 def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:

@@ -818,6 +818,11 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             "small. Logs go to Loki. The deploy hangs, and the health check fails on a replica.",
             True,
         ),
+        (
+            "Two small security tickets. We run our services on one cluster in Frankfurt. Logs "
+            "go to Loki. The session cookie is readable from JS, and the login redirect is open.",
+            True,
+        ),
         ("We spent two hours on these things, and the build still fails.", False),
     ],
     ids=[
@@ -843,6 +848,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "en-lettered",
         "call-arguments-are-no-list",
         "long-counted-with-a-word-between",
+        "long-counted-with-two-words-between",
         "count-of-something-else",
     ],
 )
