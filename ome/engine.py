@@ -31,6 +31,7 @@ from ome.selection import (
     is_near_duplicate,
     lexical_strength,
     prompt_units,
+    shared_files,
     subsumes,
     whole_phrase_met,
     window_sizes,
@@ -231,6 +232,11 @@ def recall(
 
     positions = sorted(set(bm25) | set(index.path_cards))
     sizes = window_sizes(env, weight)
+    common = (
+        shared_files([index.cards[p] for p in index.path_cards], env.files)
+        if env.files
+        else frozenset()
+    )
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
         card = index.cards[position]
@@ -238,7 +244,9 @@ def recall(
         assessments.append(
             (
                 position,
-                assess_card(card, env, registry, gates, rejection, opts.threshold, weight, sizes),
+                assess_card(
+                    card, env, registry, gates, rejection, opts.threshold, weight, sizes, common
+                ),
             )
         )
     if not assessments:

@@ -327,10 +327,12 @@ def assess_card(
     threshold: int,
     weight: Weight,
     sizes: Sequence[float],
+    shared_files: frozenset[str],
 ) -> Assessment:
     """Collect evidence, score it 0-100, and decide admission (after the gates).
 
-    `weight` gives each unit's specificity in the library, so common words count for less.
+    `weight` gives each unit's specificity in the library, so common words count for less;
+    `shared_files` are the prompt's files that more than one card's `paths` globs match.
     """
     c = card.card
     items: list[EvidenceItem] = []
@@ -369,15 +371,12 @@ def assess_card(
                 f"{described:g} unit{'' if described == 1 else 's'}, cosine {cosine:.2f}",
             )
         )
-    matched_paths = sorted(
-        f
-        for f in env.files
-        for glob in c.paths
-        if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(f, glob.removeprefix("**/"))
-    )
+    matched_paths = _matched_files(card, env.files)
     if matched_paths:
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
-        strong = True
+        # A file that several cards' globs match (every CI card's .github/workflows/*.yml) is
+        # evidence for each of them, but anchors none: it does not tell them apart.
+        strong = strong or any(f not in shared_files for f in matched_paths)
     if hinted:
         items.append(
             EvidenceItem(
@@ -489,6 +488,25 @@ def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
     return bool(spans) and all(any(start <= s and e <= end for start, end in met) for s, e in spans)
 
 
+def _matched_files(card: IndexedCard, files: Sequence[str]) -> list[str]:
+    """The prompt's files that one of the card's `paths` globs matches, sorted."""
+    return sorted(
+        f
+        for f in files
+        for glob in card.card.paths
+        if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(f, glob.removeprefix("**/"))
+    )
+
+
+def shared_files(index_cards: Sequence[IndexedCard], files: Sequence[str]) -> frozenset[str]:
+    """The files that the globs of more than one card (by id: copies count once) match."""
+    owners: dict[str, set[str]] = {}
+    for card in index_cards:
+        for f in _matched_files(card, files):
+            owners.setdefault(f, set()).add(card.id)
+    return frozenset(f for f, ids in owners.items() if len(ids) > 1)
+
+
 def prompt_units(card: IndexedCard, env: Envelope) -> frozenset[str]:
     """The prompt's positive units that a card's description also holds."""
     return card.descriptive_units & env.term_set
@@ -550,6 +568,7 @@ __all__ = [
     "lexical_strength",
     "phrase_in_text",
     "prompt_units",
+    "shared_files",
     "subsumes",
     "whole_phrase_met",
     "window_sizes",

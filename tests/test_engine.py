@@ -859,6 +859,44 @@ def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
     assert env.multi_task is multi_task
 
 
+def workflow_card(title: str, trigger: str, paths: list[str]) -> dict[str, Any]:
+    return {
+        "title": title,
+        "summary": f"{title} in every pipeline.",
+        "criteria": {"use_when": [f"editing {trigger}"], "ignore_when": []},
+        "recall": {"triggers": [trigger]},
+        "paths": paths,
+    }
+
+
+@pytest.mark.parametrize(
+    ("prompt", "matched", "anchored"),
+    [
+        # Both workflow cards' globs match: the file is evidence for each, an anchor for neither.
+        ("Fix .github/workflows/deploy.yml", {"ci-concurrency", "ci-pin-sha"}, set()),
+        # Only one card's glob matches this file: it anchors that card.
+        ("Fix .github/workflows/release.yml", {"ci-pin-sha"}, {"ci-pin-sha"}),
+    ],
+)
+def test_a_file_that_several_cards_globs_match_anchors_none_of_them(
+    data_dir: Path, prompt: str, matched: set[str], anchored: set[str]
+) -> None:
+    write_library(
+        data_dir,
+        {
+            "ci-concurrency": workflow_card(
+                "Serialise deploys", "deploy concurrency", [".github/workflows/deploy*.yml"]
+            ),
+            "ci-pin-sha": workflow_card(
+                "Pin actions to a commit", "pinned action", [".github/workflows/*.yml"]
+            ),
+        },
+    )
+    rows = explain(data_dir, prompt)["diagnostics"]["candidates"]
+    assert {r["id"] for r in rows if "technical" in r["families"]} == matched
+    assert {r["id"] for r in rows if r["strong_anchor"]} == anchored
+
+
 def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
     """A second unanchored card found in a long prompt's background is not a second task."""
     write_library(data_dir, TWO_TASK_CARDS)
