@@ -264,18 +264,22 @@ def recall(
     evidence_rank = {pa[0]: r for r, pa in enumerate(by_evidence, start=1)}
     fused = rrf([[key(p) for p, _ in by_bm25], [key(p) for p, _ in by_evidence]])
 
-    def order(pa: tuple[int, Assessment]) -> tuple[object, ...]:
+    # A long prompt that does not number or count its tasks holds one task (see below). Its
+    # cards are weighed for that task in rank order; a must card is listed first only after.
+    one_task = env.long_prompt and not env.multi_task
+
+    def order(pa: tuple[int, Assessment], must_first: bool = True) -> tuple[object, ...]:
         position, a = pa
         return (
             not a.admitted,
-            a.card.card.policy != "must",
+            must_first and a.card.card.policy != "must",
             -fused[key(position)],
             -a.score,
             LAYER_RANK.get(a.card.layer, 9),
             key(position),
         )
 
-    ranked = sorted(assessments, key=order)
+    ranked = sorted(assessments, key=lambda pa: order(pa, must_first=not one_task))
     decisions: dict[int, str] = {}
     selected: list[tuple[int, Assessment]] = []
     homes: dict[int, int] = {}
@@ -372,7 +376,7 @@ def recall(
             # A long prompt is one task among paragraphs of background unless it numbers or
             # counts its tasks: the first card returned holds the task, anchored or not, and an
             # unanchored card found in the background is not a second one.
-            if env.long_prompt and not env.multi_task and selected:
+            if one_task and selected:
                 decisions[position] = REJECT_ONE_TASK
                 continue
         if len(selected) >= opts.limit:
@@ -380,6 +384,7 @@ def recall(
             continue
         selected.append((position, a))
         decisions[position] = ""
+    selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
     render_cards = [
         RenderCard(
             id=a.card.id,

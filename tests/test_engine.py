@@ -897,9 +897,16 @@ def test_a_file_that_several_cards_globs_match_anchors_none_of_them(
     assert {r["id"] for r in rows if r["strong_anchor"]} == anchored
 
 
-def test_a_long_prompt_is_one_task_among_background(data_dir: Path) -> None:
-    """A second unanchored card found in a long prompt's background is not a second task."""
-    write_library(data_dir, TWO_TASK_CARDS)
+@pytest.mark.parametrize("background_policy", ["should", "must"])
+def test_a_long_prompt_is_one_task_among_background(data_dir: Path, background_policy: str) -> None:
+    """A second unanchored card found in a long prompt's background is not a second task.
+
+    A `must` card comes first among returned cards, but it does not take the one task from a
+    card ranked above it.
+    """
+    plural = TWO_TASK_CARDS["icu-plural-messages"]
+    recall = {**plural["recall"], "policy": background_policy}
+    write_library(data_dir, {**TWO_TASK_CARDS, "icu-plural-messages": {**plural, "recall": recall}})
     icons = "the settings gear icon button has no visible text and no aria-label for screen readers"
     plurals = "the cart total sentence is glued together from translated pieces"
     short = explain(data_dir, f"{plurals.capitalize()}, and {icons}.")
