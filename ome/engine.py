@@ -232,7 +232,7 @@ def recall(
 
     positions = sorted(set(bm25) | set(index.path_cards))
     sizes = window_sizes(env, weight)
-    common = (
+    contested = (
         shared_files([index.cards[p] for p in index.path_cards], env.files)
         if env.files
         else frozenset()
@@ -245,7 +245,7 @@ def recall(
             (
                 position,
                 assess_card(
-                    card, env, registry, gates, rejection, opts.threshold, weight, sizes, common
+                    card, env, registry, gates, rejection, opts.threshold, weight, sizes, contested
                 ),
             )
         )

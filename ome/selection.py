@@ -491,17 +491,19 @@ def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
 def _matched_files(card: IndexedCard, files: Sequence[str]) -> list[str]:
     """The prompt's files that one of the card's `paths` globs matches, sorted."""
     return sorted(
-        f
-        for f in files
-        for glob in card.card.paths
-        if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(f, glob.removeprefix("**/"))
+        {
+            f
+            for f in files
+            for glob in card.card.paths
+            if fnmatch.fnmatch(f, glob) or fnmatch.fnmatch(f, glob.removeprefix("**/"))
+        }
     )
 
 
-def shared_files(index_cards: Sequence[IndexedCard], files: Sequence[str]) -> frozenset[str]:
+def shared_files(cards: Sequence[IndexedCard], files: Sequence[str]) -> frozenset[str]:
     """The files that the globs of more than one card (by id: copies count once) match."""
     owners: dict[str, set[str]] = {}
-    for card in index_cards:
+    for card in cards:
         for f in _matched_files(card, files):
             owners.setdefault(f, set()).add(card.id)
     return frozenset(f for f, ids in owners.items() if len(ids) > 1)
