@@ -30,8 +30,8 @@ from ome.selection import (
     home_clause,
     is_near_duplicate,
     lexical_strength,
+    match_paths,
     prompt_units,
-    shared_files,
     subsumes,
     whole_phrase_met,
     window_sizes,
@@ -232,10 +232,8 @@ def recall(
 
     positions = sorted(set(bm25) | set(index.path_cards))
     sizes = window_sizes(env, weight)
-    contested = (
-        shared_files([index.cards[p] for p in index.path_cards], env.files)
-        if env.files
-        else frozenset()
+    matched_paths, contested = match_paths(
+        {p: index.cards[p] for p in index.path_cards} if env.files else {}, env.files
     )
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
@@ -245,7 +243,16 @@ def recall(
             (
                 position,
                 assess_card(
-                    card, env, registry, gates, rejection, opts.threshold, weight, sizes, contested
+                    card,
+                    env,
+                    registry,
+                    gates,
+                    rejection,
+                    opts.threshold,
+                    weight,
+                    sizes,
+                    matched_paths.get(position, ()),
+                    contested,
                 ),
             )
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import math
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ome import params
@@ -327,12 +327,14 @@ def assess_card(
     threshold: int,
     weight: Weight,
     sizes: Sequence[float],
-    shared_files: frozenset[str],
+    matched_paths: Sequence[str],
+    contested: frozenset[str],
 ) -> Assessment:
     """Collect evidence, score it 0-100, and decide admission (after the gates).
 
     `weight` gives each unit's specificity in the library, so common words count for less;
-    `shared_files` are the prompt's files that more than one card's `paths` globs match.
+    `matched_paths` are the prompt's files the card's `paths` globs match, and `contested` those
+    that more than one card's globs match (both from `match_paths`).
     """
     c = card.card
     items: list[EvidenceItem] = []
@@ -371,12 +373,11 @@ def assess_card(
                 f"{described:g} unit{'' if described == 1 else 's'}, cosine {cosine:.2f}",
             )
         )
-    matched_paths = _matched_files(card, env.files)
     if matched_paths:
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         # A file that several cards' globs match (every CI card's .github/workflows/*.yml) is
         # evidence for each of them, but anchors none: it does not tell them apart.
-        strong = strong or any(f not in shared_files for f in matched_paths)
+        strong = strong or any(f not in contested for f in matched_paths)
     if hinted:
         items.append(
             EvidenceItem(
@@ -500,13 +501,18 @@ def _matched_files(card: IndexedCard, files: Sequence[str]) -> list[str]:
     )
 
 
-def shared_files(cards: Sequence[IndexedCard], files: Sequence[str]) -> frozenset[str]:
-    """The files that the globs of more than one card (by id: copies count once) match."""
+def match_paths(
+    cards: Mapping[int, IndexedCard], files: Sequence[str]
+) -> tuple[dict[int, list[str]], frozenset[str]]:
+    """Once per prompt: the files each card's globs match (by position, cards matching none
+    left out), and the files that the globs of more than one card (by id: copies count once)
+    match."""
+    matched = {p: found for p, card in cards.items() if (found := _matched_files(card, files))}
     owners: dict[str, set[str]] = {}
-    for card in cards:
-        for f in _matched_files(card, files):
-            owners.setdefault(f, set()).add(card.id)
-    return frozenset(f for f, ids in owners.items() if len(ids) > 1)
+    for p, found in matched.items():
+        for f in found:
+            owners.setdefault(f, set()).add(cards[p].id)
+    return matched, frozenset(f for f, ids in owners.items() if len(ids) > 1)
 
 
 def prompt_units(card: IndexedCard, env: Envelope) -> frozenset[str]:
@@ -568,9 +574,9 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "lexical_strength",
+    "match_paths",
     "phrase_in_text",
     "prompt_units",
-    "shared_files",
     "subsumes",
     "whole_phrase_met",
     "window_sizes",
