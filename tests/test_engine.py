@@ -116,15 +116,19 @@ def envelope_of(prompt: str) -> Envelope:
     return build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
 
 
-def lone_card(data_dir: Path, summary: str, trigger: str, prompt: str) -> dict[str, Any]:
-    """The explain row of the only card of a library, for a prompt."""
-    card = {
+def way_back_card(summary: str, trigger: str) -> dict[str, Any]:
+    """A card of one summary and one trigger; its other fields share nothing with the tests."""
+    return {
         "title": "Keep a way back",
         "summary": summary,
         "criteria": {"use_when": ["before a risky release"], "ignore_when": []},
         "recall": {"triggers": [trigger], "topics": ["operations"]},
     }
-    write_library(data_dir, {"lone": card})
+
+
+def lone_card(data_dir: Path, summary: str, trigger: str, prompt: str) -> dict[str, Any]:
+    """The explain row of the only card of a library, for a prompt."""
+    write_library(data_dir, {"lone": way_back_card(summary, trigger)})
     (row,) = explain(data_dir, prompt)["diagnostics"]["candidates"]
     return dict(row)
 
@@ -1060,12 +1064,7 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
 ) -> None:
     # "Gizmo." alone is the closest window (one unit in a tiny window), but only the window of
     # both sentences shares enough units to count.
-    card = {
-        "title": "Keep a way back",
-        "summary": "The zorbic quintal 鹦鹉 drifts when the gizmo naps.",
-        "criteria": {"use_when": ["before a risky release"], "ignore_when": []},
-        "recall": {"triggers": ["ceasefire"], "topics": ["operations"]},
-    }
+    card = way_back_card("The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire")
     other = {
         "title": "Paint the widget",
         "summary": "A blue green orange purple widget dashboard wobbles at dawn.",
