@@ -179,8 +179,8 @@ def _read_all(conn: _socket.socket, limit: int) -> bytes:
 
 
 def _lock_pid(data_dir: str) -> int | None:
-    """The pid of the live server holding the data dir's lock, or None (also where there are no
-    file locks, and so no server)."""
+    """The pid of the live server holding the data dir's lock, 0 while it binds its socket, or
+    None (also where there are no file locks, and so no server)."""
     try:
         import fcntl
     except ImportError:
@@ -225,11 +225,12 @@ def spawn(data_dir: str) -> bool:
 
 
 def status(data_dir: str) -> dict[str, object]:
-    """`ome hook server status`: whether a server runs for the data dir, its pid and socket."""
+    """`ome hook server status`: whether a server runs for the data dir, its pid and socket.
+    One still binding its socket (the lock held, no pid yet) is not running yet."""
     path = socket_path(data_dir)
     pid = _lock_pid(data_dir) if path is not None else None
     return {
-        "running": pid is not None,
+        "running": bool(pid),
         "pid": pid or None,
         "socket": path,
         "enabled_by_env": enabled_by_env(),
@@ -240,14 +241,15 @@ def stop(data_dir: str, wait_s: float = 3.0) -> bool:
     """Ask the data dir's server to exit (SIGTERM) and wait for it; True if one was stopped."""
     import signal
 
-    pid = _lock_pid(data_dir)
+    end = time.monotonic() + wait_s
+    while (pid := _lock_pid(data_dir)) == 0 and time.monotonic() < end:
+        time.sleep(0.02)  # one binding its socket writes its pid in a moment
     if not pid:
         return False
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return False
-    end = time.monotonic() + wait_s
     while time.monotonic() < end and _lock_pid(data_dir) is not None:
         time.sleep(0.02)
     return _lock_pid(data_dir) is None
@@ -309,7 +311,6 @@ class Server:
             os.close(fd)
             return False
         os.ftruncate(fd, 0)
-        os.pwrite(fd, str(os.getpid()).encode(), 0)
         self.lock_fd = fd
         try:
             os.unlink(self.path)  # a socket left by a server that died; we hold the lock
@@ -322,6 +323,8 @@ class Server:
         listener.listen(socket.SOMAXCONN)  # agents running side by side queue, not fall back
         self.listener = listener
         self.inode = os.stat(self.path).st_ino
+        # The pid goes in last: a server whose pid can be read has its socket bound.
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
         return True
 
     def reachable(self) -> bool:

@@ -280,6 +280,31 @@ def test_no_server_when_the_environment_says_so(home: Path) -> None:
     assert not server.status(str(home))["running"]
 
 
+def test_a_server_still_binding_is_not_running_yet(home: Path) -> None:
+    """A server writes its pid once its socket is bound: until then it holds the lock (no second
+    server starts) but is not reported running, so nobody connects or kills it too early."""
+    import fcntl
+
+    folder = Path(server.server_dir(str(home)))
+    folder.mkdir(parents=True)
+    fd = os.open(folder / server.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert server.status(str(home))["running"] is False
+        assert not server.spawn(str(home))
+        assert not server.stop(str(home), wait_s=0.2)
+        os.pwrite(fd, str(os.getpid()).encode(), 0)
+        assert server.status(str(home)) | {"enabled_by_env": True} == {
+            "running": True,
+            "pid": os.getpid(),
+            "socket": server.socket_path(str(home)),
+            "enabled_by_env": True,
+        }
+    finally:
+        os.close(fd)
+    assert server.status(str(home))["running"] is False
+
+
 def test_the_client_imports_almost_nothing() -> None:
     code = "import sys, ome.server; print(' '.join(sorted(sys.modules)))"
     loaded = set(

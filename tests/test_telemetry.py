@@ -203,7 +203,12 @@ def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
         time.sleep(0.1)
     assert len(events) == 50
     assert all(e["schema"] == 1 and e["provider"] == "codex" for e in events)
-    assert {e["outcome"] for e in events} == {"matched"}
+    # Fifty processes on a small machine: a run still reading its config when the default
+    # deadline passes gives up, as it should, and says so in its line.
+    assert {e["outcome"] for e in events} <= {"matched", "deadline"}
+    matched = [e for e in events if e["outcome"] == "matched"]
+    assert matched and all(e["ids"] == ["force-push-shared-branch"] for e in matched)
+    assert all(e["error"] == "deadline" for e in events if e["outcome"] == "deadline")
 
 
 # --- stats --------------------------------------------------------------------------------------
