@@ -71,6 +71,7 @@ CUE_KEYS = (
     "exclusion_cues",
     "focus_cues",
     "background_cues",
+    "settled_cues",
     "multi_task_cues",
     "task_count_cues",
     "first_task_markers",

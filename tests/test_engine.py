@@ -13,7 +13,7 @@ import yaml
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
-from ome.envelope import Envelope, build_envelope
+from ome.envelope import SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
 from ome.registry import load_registry
@@ -1116,3 +1116,52 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
     row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
     assert row["evidence"][-1]["family"] == "concepts"
     assert (row["rejection"] == "") is admitted
+
+
+@pytest.mark.parametrize(
+    ("prompt", "weights"),
+    [
+        (
+            "Every log line carries a request id, that part's fine. "
+            "We cannot chart failures per provider.",
+            [SETTLED_WEIGHT, 1.0],
+        ),
+        ("日志格式已经统一了，这部分没问题。现在要按供应商统计失败次数。", [SETTLED_WEIGHT, 1.0]),
+        # The sentence goes on past a break after its cue: what follows is still wrong.
+        (
+            "Staging deploys, no problem there, but prod hangs on start. The logs are empty.",
+            [1.0, 1.0],
+        ),
+        # Every sentence says so: nothing to tell apart.
+        ("The tests pass, that part's fine. The build works, no problem there.", [1.0, 1.0]),
+    ],
+    ids=["en", "zh", "break-after-cue", "all-settled"],
+)
+def test_a_sentence_calling_its_matter_settled_weighs_less(
+    prompt: str, weights: list[float]
+) -> None:
+    assert [s.weight for s in envelope_of(prompt).segments] == weights
+
+
+LOG_CARDS = {
+    "log-request-id": {
+        "title": "Carry a request id on every log line",
+        "summary": "Without a request id, the lines of one request cannot be followed.",
+        "criteria": {"use_when": ["following one request through the logs"], "ignore_when": []},
+        "recall": {"triggers": ["request id in logs"], "topics": ["logging"]},
+    },
+    "log-structured-fields": {
+        "title": "Log values as structured fields, not inside the message text",
+        "summary": "Values baked into message text cannot be filtered or charted per provider.",
+        "criteria": {"use_when": ["charting log values per provider"], "ignore_when": []},
+        "recall": {"triggers": ["structured log fields"], "topics": ["logging"]},
+    },
+}
+
+
+def test_a_look_alike_the_prompt_calls_settled_is_not_returned(data_dir: Path) -> None:
+    write_library(data_dir, LOG_CARDS)
+    ask = "We cannot chart failures per provider: the provider is only inside the message text."
+    done = "Every log line carries a request id so one request can be followed"
+    assert recall_ids(data_dir, f"{done}. {ask}") == ["log-request-id", "log-structured-fields"]
+    assert recall_ids(data_dir, f"{done}, that part's fine. {ask}") == ["log-structured-fields"]
