@@ -1089,6 +1089,10 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
         ("How does a zorbic quintal 鹦鹉 work?", "question_without_covered_phrase"),
         ("Why does the zorbic quintal 鹦鹉 crash twice a day?", ""),
         ("为什么 zorbic quintal 鹦鹉 每天都报错？", ""),
+        ("What is a zorbic quintal 鹦鹉? Our shop runs one.", "question_without_covered_phrase"),
+        # A failure told in another sentence makes the question a diagnosis too.
+        ("Our zorbic quintal 鹦鹉 crashes every night. What is going on?", ""),
+        ("我们的 zorbic quintal 鹦鹉 每晚都失败。这是什么原因？", ""),
     ],
 )
 def test_a_how_or_why_question_needs_a_covered_phrase(
