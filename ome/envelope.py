@@ -282,18 +282,27 @@ def _weigh_background(
 
 
 def _weigh_settled(
-    text: str, segments: list[Segment], cues: tuple[str, ...], breaks: tuple[str, ...]
+    text: str,
+    segments: list[Segment],
+    cues: tuple[str, ...],
+    breaks: tuple[str, ...],
+    failures: list[int],
 ) -> list[Segment]:
     """Lower the sentences that call their matter settled ("that part's fine", "已经没问题了"):
     the prompt is about what is still wrong. A sentence that goes on past a break after its cue
-    ("that part's fine, but the retries double-charge") is not settled, and a prompt whose every
-    sentence is settled keeps them all."""
+    ("that part's fine, but the retries double-charge") or tells a failure (`failures`: where
+    debugging words start, "fails in CI while it runs fine locally") is not settled, and a
+    prompt whose every sentence is settled keeps them all."""
     marked = sorted(start for cue in cues for start, _ in find_phrase(text, cue))
     turns = [start for word in breaks for start, _ in find_phrase(text, word)]
 
     def settled(segment: Segment) -> bool:
         cue = next((p for p in marked if segment.start <= p < segment.end), None)
-        return cue is not None and not any(cue < p < segment.end for p in turns)
+        return (
+            cue is not None
+            and not any(cue < p < segment.end for p in turns)
+            and not any(segment.start <= p < segment.end for p in failures)
+        )
 
     flags = [settled(s) for s in segments]
     if all(flags) or not any(flags):
@@ -352,7 +361,14 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 segments.append(Segment(start, stop, frozenset(seg_terms)))
             start = stop
     segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
-    segments = _weigh_settled(text, segments, vocab.settled_cues, vocab.clause_breaks)
+    detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
+    failures = [
+        start
+        for hit in detection.hits
+        if hit.intent == "debug"
+        for start, _ in (hit.spans or ((hit.start, hit.end),))
+    ]
+    segments = _weigh_settled(text, segments, vocab.settled_cues, vocab.clause_breaks, failures)
     clauses = []
     bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
@@ -362,7 +378,6 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             clauses.append(frozenset(clause))
 
     long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
-    detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(

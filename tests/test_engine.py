@@ -1138,8 +1138,11 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
         ),
         # Every sentence says so: nothing to tell apart.
         ("The tests pass, that part's fine. The build works, no problem there.", [1.0, 1.0]),
+        ("The file names are all correct, I checked. The import crashes on Linux.", [0.2, 1.0]),
+        # A sentence telling a failure is not settled, whatever else it says.
+        ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
-    ids=["en", "zh", "break-after-cue", "all-settled"],
+    ids=["en", "zh", "break-after-cue", "all-settled", "checked", "failure-in-sentence"],
 )
 def test_a_sentence_calling_its_matter_settled_weighs_less(
     prompt: str, weights: list[float]
