@@ -291,8 +291,8 @@ def _weigh_settled(
     """Lower the sentences that call their matter settled ("that part's fine", "已经没问题了"):
     the prompt is about what is still wrong. A sentence that goes on past a break after its cue
     ("that part's fine, but the retries double-charge") or tells a failure (`failures`: where
-    debugging words start, "fails in CI while it runs fine locally") is not settled, and a
-    prompt whose every sentence is settled keeps them all."""
+    debugging words start, "the import crashes on Linux, I checked twice") is not settled, and
+    a prompt whose every sentence is settled keeps them all."""
     marked = sorted(start for cue in cues for start, _ in find_phrase(text, cue))
     turns = [start for word in breaks for start, _ in find_phrase(text, word)]
 
