@@ -338,7 +338,7 @@ def assess_card(
     """
     c = card.card
     items: list[EvidenceItem] = []
-    strong = False
+    strong = concrete = False
     best: tuple[float, str, Phrase | None] = (0.0, "", None)
     for phrase in card.phrases:
         quality, anchor, kind = _phrase_quality(phrase, env, weight)
@@ -347,6 +347,8 @@ def assess_card(
         if strength > best[0]:
             best = (strength, kind, phrase)
         strong = strong or (anchor and phrase.kind != "topic")
+        # A question about a one-word thing ("what is OAuth?") is not about the card's lesson.
+        concrete = concrete or (anchor and phrase.kind != "topic" and len(phrase.units) > 1)
     if best[2] is not None:
         items.append(EvidenceItem(best[1], best[0], best[2].text))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
@@ -377,7 +379,8 @@ def assess_card(
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         # A file that several cards' globs match (every CI card's .github/workflows/*.yml) is
         # evidence for each of them, but anchors none: it does not tell them apart.
-        strong = strong or any(f not in contested for f in matched_paths)
+        named = any(f not in contested for f in matched_paths)
+        strong, concrete = strong or named, concrete or named
     if hinted:
         items.append(
             EvidenceItem(
@@ -434,9 +437,10 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
-        elif env.intent_modes == ("explain",) and not strong and "coverage" not in solid:
+        elif env.intent_modes == ("explain",) and not concrete and "coverage" not in solid:
             # A question that only asks how or why something works is answered from knowledge,
-            # not from a lesson: a card joins it when the prompt covers one of its phrases.
+            # not from a lesson: a card joins it when the prompt covers one of its phrases, meets
+            # a phrase of several words whole, or names one of its files.
             rejection = REJECT_QUESTION
     return Assessment(
         card=card,

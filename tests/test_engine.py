@@ -1106,6 +1106,27 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
 
 
 @pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("Set up ZorbQL for the zorbic quintal 鹦鹉 drift.", ""),
+        ("What is ZorbQL in a zorbic quintal 鹦鹉?", "question_without_covered_phrase"),
+        ("What is ZorbQL cache drift in a zorbic quintal 鹦鹉?", ""),
+    ],
+)
+def test_a_one_word_anchor_does_not_answer_a_question(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    """A one-word technical trigger anchors a request, but a question about that thing asks for
+    knowledge: a phrase of several words met whole still answers for the lesson."""
+    card = way_back_card("The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ZorbQL")
+    card["recall"]["triggers"].append("ZorbQL cache drift")
+    write_library(data_dir, {"lone": card})
+    (row,) = explain(data_dir, prompt)["diagnostics"]["candidates"]
+    assert row["strong_anchor"]
+    assert row["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
     ("prompt", "admitted"),
     [
         ("revert the 鹦鹉 now", True),  # the trigger through a synonym, and 鹦鹉 besides
