@@ -293,7 +293,11 @@ def _weigh_settled(
     ("that part's fine, but the retries double-charge") or tells a failure (`failures`: where
     debugging words start, "the import crashes on Linux, I checked twice") is not settled, and
     a prompt whose every sentence is settled keeps them all."""
+    if len(segments) < 2:
+        return segments
     marked = sorted(start for cue in cues for start, _ in find_phrase(text, cue))
+    if not marked:
+        return segments
     turns = [start for word in breaks for start, _ in find_phrase(text, word)]
 
     def settled(segment: Segment) -> bool:
@@ -363,10 +367,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
     detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
     failures = [
-        start
-        for hit in detection.hits
-        if hit.intent == "debug"
-        for start, _ in (hit.spans or ((hit.start, hit.end),))
+        start for hit in detection.hits if hit.intent == "debug" for start, _ in hit.mentions
     ]
     segments = _weigh_settled(text, segments, vocab.settled_cues, vocab.clause_breaks, failures)
     clauses = []
@@ -386,10 +387,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 hit.id
                 for hit in detection.hits
                 if hit.polarity == "negative"
-                or any(
-                    not _inside(start, negations)
-                    for start, _ in (hit.spans or ((hit.start, hit.end),))
-                )
+                or any(not _inside(start, negations) for start, _ in hit.mentions)
             }
         )
     )

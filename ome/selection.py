@@ -484,12 +484,7 @@ def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
     """
     concept = phrase.units[0].removeprefix(CONCEPT_PREFIX)
     met = [(start, end) for c, start, end in env.concept_spans if c == concept]
-    spans = [
-        span
-        for hit in env.detection.hits
-        if hit.id in hinted
-        for span in (hit.spans or ((hit.start, hit.end),))
-    ]
+    spans = [span for hit in env.detection.hits if hit.id in hinted for span in hit.mentions]
     return bool(spans) and all(any(start <= s and e <= end for start, end in met) for s, e in spans)
 
 

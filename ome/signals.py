@@ -199,6 +199,11 @@ class SignalHit:
     # Every matched span (earliest first, capped), so a caller can ignore negated mentions.
     spans: tuple[tuple[int, int], ...] = ()
 
+    @property
+    def mentions(self) -> tuple[tuple[int, int], ...]:
+        """Every matched span; the first one where none were recorded."""
+        return self.spans or ((self.start, self.end),)
+
 
 @dataclass(frozen=True, slots=True)
 class Suppression:

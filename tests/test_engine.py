@@ -1159,7 +1159,10 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
         ),
         # Every sentence says so: nothing to tell apart.
         ("The tests pass, that part's fine. The build works, no problem there.", [1.0, 1.0]),
-        ("The file names are all correct, I checked. The import crashes on Linux.", [0.2, 1.0]),
+        (
+            "The file names are all correct, I checked. The import crashes on Linux.",
+            [SETTLED_WEIGHT, 1.0],
+        ),
         # A sentence telling a failure is not settled, whatever else it says.
         ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
