@@ -157,6 +157,7 @@ class Envelope:
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
+    build_request: bool  # the prompt opens asking for new code or a rewrite ("Write a query ...")
     files: tuple[str, ...]
     commands: tuple[str, ...]
     symbols: tuple[str, ...]
@@ -252,6 +253,12 @@ def _numbers_tasks(text: str, vocab: Vocabulary) -> bool:
     return _SECOND_ITEM_RE.search(text, after) is not None or any(
         start >= after for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)
     )
+
+
+def _opens_with(text: str, cues: tuple[str, ...]) -> bool:
+    """True when the text's first word is one of the cues ("Write a query ...", not "Rewrite")."""
+    opening = text.lstrip()
+    return any(find_phrase(opening, cue, 1)[:1] == [(0, len(cue))] for cue in cues)
 
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
@@ -423,6 +430,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             or patterns.task_count.search(text) is not None
             or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
         ),
+        build_request=_opens_with(text, vocab.build_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],

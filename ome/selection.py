@@ -35,6 +35,7 @@ REJECT_INTENT_MISSING = "intent_not_included"
 REJECT_BELOW_THRESHOLD = "below_threshold"
 REJECT_WEAK = "insufficient_evidence"
 REJECT_QUESTION = "question_without_covered_phrase"
+REJECT_BUILD = "build_request_without_anchor"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
 REJECT_SAME_TASK = "weaker_reading_of_one_task"
@@ -442,6 +443,16 @@ def assess_card(
             # not from a lesson: a card joins it when the prompt covers one of its phrases, meets
             # a phrase of several words whole, or names one of its files.
             rejection = REJECT_QUESTION
+        elif (
+            env.build_request
+            and not strong
+            and not env.multi_task
+            and "debug" not in env.intent_modes
+        ):
+            # A request for new code or a rewrite ("Write a SQL query that ...", "Convert the page
+            # to hooks") shares topic words with many lessons; one of them applies when a phrase
+            # of its own is met whole, or when the prompt also tells a failure or a second task.
+            rejection = REJECT_BUILD
     return Assessment(
         card=card,
         gates=gates,
@@ -554,6 +565,7 @@ __all__ = [
     "LEXICAL_FAMILIES",
     "PHRASE_FAMILIES",
     "REJECT_BELOW_THRESHOLD",
+    "REJECT_BUILD",
     "REJECT_DUPLICATE",
     "REJECT_IGNORE",
     "REJECT_LIMIT",

@@ -1196,3 +1196,43 @@ def test_a_look_alike_the_prompt_calls_settled_is_not_returned(data_dir: Path) -
     done = "Every log line carries a request id so one request can be followed"
     assert recall_ids(data_dir, f"{done}. {ask}") == ["log-request-id", "log-structured-fields"]
     assert recall_ids(data_dir, f"{done}, that part's fine. {ask}") == ["log-structured-fields"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "build"),
+    [
+        ("Write a SQL query that returns the top five customers.", True),
+        ("  Convert the settings page to function components.", True),
+        ("Rename lockAccount to suspendAccount everywhere.", True),
+        # Only the opening verb counts, and only as a whole word.
+        ("Rewrite the loader in Rust.", False),
+        ("Writes to the ledger hang after the deploy.", False),
+        ("The importer should write a summary line. Convert it later.", False),
+    ],
+    ids=["write", "leading-space", "rename", "rewrite", "writes", "not-opening"],
+)
+def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
+    assert envelope_of(prompt).build_request is build
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("Write a zorbic quintal 鹦鹉 exporter in Go.", "build_request_without_anchor"),
+        ("Our zorbic quintal 鹦鹉 needs an exporter in Go.", ""),
+        # A failure told beside the request, or a phrase of the card met whole, still admit.
+        ("Write a fix: the zorbic quintal 鹦鹉 crashes twice a day.", ""),
+        ("Write a zorbic quintal 鹦鹉 exporter in Go before a risky release.", ""),
+    ],
+    ids=["build", "no-build-verb", "failure", "whole-phrase"],
+)
+def test_a_build_request_needs_a_phrase_of_the_card(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    """A request for new code shares topic words with many lessons: the description overlap
+    alone does not make a lesson apply to it."""
+    row = lone_card(
+        data_dir, "The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire", prompt
+    )
+    assert "overlap" in row["families"]
+    assert row["rejection"] == rejection
