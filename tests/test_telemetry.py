@@ -187,7 +187,7 @@ def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
             [sys.executable, "-m", "ome.hook", "--provider", "codex"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
         )
         for _ in range(50)
     ]
@@ -196,19 +196,27 @@ def test_fifty_concurrent_hooks_give_fifty_whole_lines(library: Path) -> None:
         proc.stdin.write(body)
         proc.stdin.close()
     assert [proc.wait(timeout=120) for proc in procs] == [0] * 50
+    # Fifty processes on a small, busy machine: a run still starting when the default deadline
+    # passes gives up, as it should, and says so on stderr. One that had read its config records
+    # the give-up too; one that had not cannot tell where, or whether, to record.
+    gave_up = 0
+    for proc in procs:
+        assert proc.stderr is not None
+        with proc.stderr:
+            gave_up += b"deadline" in proc.stderr.read()
     # A warm server records a run after it has answered it: its last lines may come a little
     # after the last client exited. Every line read must parse.
     waited_until = time.monotonic() + 60
-    while len(events := lines(library)) < 50 and time.monotonic() < waited_until:
+    while len(events := lines(library)) < 50 - gave_up and time.monotonic() < waited_until:
         time.sleep(0.1)
-    assert len(events) == 50
     assert all(e["schema"] == 1 and e["provider"] == "codex" for e in events)
-    # Fifty processes on a small machine: a run still reading its config when the default
-    # deadline passes gives up, as it should, and says so in its line.
     assert {e["outcome"] for e in events} <= {"matched", "deadline"}
     matched = [e for e in events if e["outcome"] == "matched"]
     assert matched and all(e["ids"] == ["force-push-shared-branch"] for e in matched)
     assert all(e["error"] == "deadline" for e in events if e["outcome"] == "deadline")
+    # No run is lost: each one matched and recorded it, or gave up and said so.
+    assert len(matched) + gave_up == 50
+    assert len(events) <= 50
 
 
 # --- stats --------------------------------------------------------------------------------------
