@@ -258,7 +258,8 @@ def _numbers_tasks(text: str, vocab: Vocabulary) -> bool:
 def _opens_with(text: str, cues: tuple[str, ...]) -> bool:
     """True when the text's first word is one of the cues ("Write a query ...", not "Rewrite")."""
     opening = text.lstrip()
-    return any(find_phrase(opening, cue, 1)[:1] == [(0, len(cue))] for cue in cues)
+    # The cue and one character after it: enough to see the word ends there ("writes" is no cue).
+    return any(find_phrase(opening[: len(cue) + 1], cue, 1) == [(0, len(cue))] for cue in cues)
 
 
 def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
