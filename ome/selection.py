@@ -446,12 +446,16 @@ def assess_card(
         elif (
             env.build_request
             and not strong
+            and not solid & PHRASE_FAMILIES
+            and max((i.strength for i in items if i.family == "overlap"), default=0.0)
+            < params.DESCRIPTION_MAX
             and not env.multi_task
             and "debug" not in env.intent_modes
         ):
             # A request for new code or a rewrite ("Write a SQL query that ...", "Convert the page
-            # to hooks") shares topic words with many lessons; one of them applies when a phrase
-            # of its own is met whole, or when the prompt also tells a failure or a second task.
+            # to hooks") shares topic words with many lessons. A card joins it on a phrase of its
+            # own (met whole, covered, or through a synonym) or a close description, not on a
+            # few shared topic words; nor does it when the prompt tells a failure or a second task.
             rejection = REJECT_BUILD
     return Assessment(
         card=card,

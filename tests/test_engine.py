@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -1208,31 +1209,37 @@ def test_a_look_alike_the_prompt_calls_settled_is_not_returned(data_dir: Path) -
         ("Rewrite the loader in Rust.", False),
         ("Writes to the ledger hang after the deploy.", False),
         ("The importer should write a summary line. Convert it later.", False),
+        ("帮我写个脚本，把日志按天归档", True),
     ],
-    ids=["write", "leading-space", "rename", "rewrite", "writes", "not-opening"],
+    ids=["write", "leading-space", "rename", "rewrite", "writes", "not-opening", "zh"],
 )
 def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
     assert envelope_of(prompt).build_request is build
 
 
+# A long description of filler words: three shared words make a loose match, not a close one.
+FILLER = " ".join(f"{a}{b}ix" for a, b in itertools.product("bcdfgklmnp", "aeiou"))
+
+
 @pytest.mark.parametrize(
     ("prompt", "rejection"),
     [
-        ("Write a zorbic quintal 鹦鹉 exporter in Go.", "build_request_without_anchor"),
-        ("Our zorbic quintal 鹦鹉 needs an exporter in Go.", ""),
-        # A failure told beside the request, or a phrase of the card met whole, still admit.
-        ("Write a fix: the zorbic quintal 鹦鹉 crashes twice a day.", ""),
-        ("Write a zorbic quintal 鹦鹉 exporter in Go before a risky release.", ""),
+        ("Write a zorbic quintal 鹦鹉 gizmo exporter.", "build_request_without_anchor"),
+        ("写一个 zorbic quintal 鹦鹉 gizmo 的导出工具", "build_request_without_anchor"),
+        ("Our zorbic quintal 鹦鹉 gizmo needs an exporter.", ""),
+        # A failure told beside the request, a phrase of the card, or a close description admit.
+        ("Write a fix: the zorbic quintal 鹦鹉 gizmo crashes twice a day.", ""),
+        ("Write a zorbic quintal 鹦鹉 gizmo exporter before a risky release.", ""),
+        ("Write a zorbic quintal 鹦鹉 gizmo exporter: " + " ".join(FILLER.split()[:40]), ""),
     ],
-    ids=["build", "no-build-verb", "failure", "whole-phrase"],
+    ids=["build", "build-zh", "no-build-verb", "failure", "phrase", "close-description"],
 )
-def test_a_build_request_needs_a_phrase_of_the_card(
+def test_a_build_request_needs_more_than_a_few_shared_words(
     data_dir: Path, prompt: str, rejection: str
 ) -> None:
-    """A request for new code shares topic words with many lessons: the description overlap
+    """A request for new code shares topic words with many lessons: a loose description overlap
     alone does not make a lesson apply to it."""
-    row = lone_card(
-        data_dir, "The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire", prompt
-    )
+    summary = f"The zorbic quintal 鹦鹉 drifts when the gizmo naps: {FILLER}."
+    row = lone_card(data_dir, summary, "ceasefire", prompt)
     assert "overlap" in row["families"]
     assert row["rejection"] == rejection
