@@ -368,6 +368,8 @@ def assess_card(
     described_alone = (
         cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
     )
+    # The description matches at full strength: more than a few shared topic words.
+    close = described >= least and params.DESCRIPTION_SCALE * cosine >= params.DESCRIPTION_MAX
     if described >= least:
         items.append(
             EvidenceItem(
@@ -447,8 +449,7 @@ def assess_card(
             env.build_request
             and not strong
             and not solid & PHRASE_FAMILIES
-            and max((i.strength for i in items if i.family == "overlap"), default=0.0)
-            < params.DESCRIPTION_MAX
+            and not close
             and not env.multi_task
             and "debug" not in env.intent_modes
         ):
