@@ -829,6 +829,18 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             True,
         ),
         ("We spent two hours on these things, and the build still fails.", False),
+        (
+            "Two quick ones. We run our services on one cluster in Frankfurt. Logs go to Loki. "
+            "Should the list endpoint return a bare array? Is verify=False fine for now?",
+            True,
+        ),
+        (
+            "The CI bill doubled this month. We run our services on one cluster. Logs go to "
+            "Loki. Jobs hang until they are killed, and old preview stacks stay up. Fix both.",
+            True,
+        ),
+        ("日报有两个查询很慢：一个是按日期过滤的，另一个是按渠道汇总的。", True),
+        ("其中一个服务挂了，日志里什么也没有", False),
     ],
     ids=[
         "two-things",
@@ -855,6 +867,10 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "long-counted-with-a-word-between",
         "long-counted-with-two-words-between",
         "count-of-something-else",
+        "long-counted-by-a-pronoun",
+        "long-with-fix-both",
+        "zh-one-and-the-other",
+        "zh-one-of-them-is-no-list",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
