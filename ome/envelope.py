@@ -387,6 +387,14 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             clauses.append(frozenset(clause))
 
     long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
+    multi_task = len(clauses) > 1 and (
+        _numbers_tasks(text, vocab)
+        or patterns.task_count.search(text) is not None
+        or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
+    )
+    # In a prompt of several tasks each sentence is also read alone: a task's card is measured
+    # against its own sentence, not diluted by the next task's words.
+    spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(
@@ -421,16 +429,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 sum(s.weight for s in chosen) / len(chosen),
             )
             for i in range(len(segments))
-            if (chosen := segments[i : i + DESCRIPTION_WINDOW_SEGMENTS])
+            for span in spans
+            if (chosen := segments[i : i + span])
         ),
         clauses=tuple(clauses),
         long_prompt=long_prompt,
-        multi_task=len(clauses) > 1
-        and (
-            _numbers_tasks(text, vocab)
-            or patterns.task_count.search(text) is not None
-            or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
-        ),
+        multi_task=multi_task,
         build_request=_opens_with(text, vocab.build_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),

@@ -702,6 +702,45 @@ def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
         assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
 
 
+TIMEOUT_AND_CONSUMER_CARDS = {
+    "http-timeouts": {
+        "title": "Set timeouts on outbound HTTP calls",
+        "summary": "An HTTP call without a timeout can hang a worker forever when the other side "
+        "stalls; set connect and read timeouts.",
+        "criteria": {
+            "use_when": [
+                "calling a third-party API from a request handler",
+                "workers hang waiting on a slow upstream service",
+            ],
+            "ignore_when": [],
+        },
+        "recall": {"triggers": ["request timeout", "upstream hangs"]},
+    },
+    "idempotent-consumer": {
+        "title": "Make queue consumers idempotent",
+        "summary": "Brokers deliver a message more than once; a consumer that charges or ships on "
+        "every delivery does it twice.",
+        "criteria": {"use_when": ["a message is redelivered after a crash"], "ignore_when": []},
+        "recall": {"triggers": ["idempotent consumer", "exactly once"]},
+    },
+}
+
+
+def test_each_task_of_a_prompt_is_measured_against_its_own_sentence(data_dir: Path) -> None:
+    """A first task's card shares as much with its sentence as when the sentence stands alone:
+    the second task's words do not dilute it."""
+    write_library(data_dir, TIMEOUT_AND_CONSUMER_CARDS)
+    first = "the checkout call to the shipping API hangs forever sometimes."
+    second = "the Kafka consumer charges the card twice when a message is redelivered."
+    alone = explain(data_dir, first.capitalize())["diagnostics"]["candidates"]
+    doc = explain(data_dir, f"First, {first} Second, {second}")
+    both = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert doc["envelope"]["multi_task"]
+    assert [m["id"] for m in doc["matches"]] == ["idempotent-consumer", "http-timeouts"]
+    timeouts = next(c for c in alone if c["id"] == "http-timeouts")
+    assert both["http-timeouts"]["evidence"] == timeouts["evidence"]
+
+
 PROJECT_SUITE = Path(__file__).resolve().parents[1] / "evals" / "suites" / "dev.json"
 
 
