@@ -24,6 +24,7 @@ from ome.selection import (
     REJECT_RELATIVE,
     REJECT_SAME_TASK,
     REJECT_SUBSUMED,
+    REJECT_TASKS,
     Assessment,
     assess_card,
     gate_card,
@@ -391,6 +392,25 @@ def recall(
             continue
         selected.append((position, a))
         decisions[position] = ""
+    if env.multi_task and not env.more_tasks:
+        # Two tasks and more cards: a task was read twice. Unanchored cards give way beyond
+        # SEVERAL_TASKS, the best of each clause no card serves yet first, then by score.
+        served = {home_of(p) for p, a in selected if a.strong_anchor}
+        loose = sorted(
+            (pa for pa in selected if not pa[1].strong_anchor),
+            key=lambda pa: (-pa[1].score, order(pa)),
+        )
+        spread = []
+        for pa in loose:
+            if home_of(pa[0]) not in served:
+                served.add(home_of(pa[0]))
+                spread.append(pa)
+        room = max(0, params.SEVERAL_TASKS - (len(selected) - len(loose)))
+        staying = {p for p, _ in (spread + [pa for pa in loose if pa not in spread])[:room]}
+        for position, _ in loose:
+            if position not in staying:
+                decisions[position] = REJECT_TASKS
+        selected = [pa for pa in selected if decisions[pa[0]] != REJECT_TASKS]
     selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
     render_cards = [
         RenderCard(

@@ -105,14 +105,17 @@ _SYMBOL_RE = re.compile(
 )
 # List markers "1)", "1.", "1、", "(1)", "①", or a letter after a space or a stop ("A)", "a、",
 # "(a)"), and their second item: a prompt that numbers its tasks holds several, however long it
-# is (words that number tasks are data: first_task_markers). A version or a decimal (v1.2, 1.5s)
-# is no marker, nor are call arguments (f(a), g(b)).
+# is (words that number tasks are data: first_task_markers); a third item makes it more than
+# two. A version or a decimal (v1.2, 1.5s) is no marker, nor are call arguments (f(a), g(b)).
 _LETTER_AFTER = r"(?:^|(?<=[\s:;,。：；，]))"
 _FIRST_ITEM_RE = re.compile(
     r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)|" + _LETTER_AFTER + r"(?:[aA][)、]|\([aA]\))"
 )
 _SECOND_ITEM_RE = re.compile(
     r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)|" + _LETTER_AFTER + r"(?:[bB][)、]|\([bB]\))"
+)
+_THIRD_ITEM_RE = re.compile(
+    r"(?<![\w.])(?:3[).、]|\(3\)|③)(?!\d)|" + _LETTER_AFTER + r"(?:[cC][)、]|\([cC]\))"
 )
 # Quoted or backticked text is a message or a command being reported ("fails with 'No
 # signatures found'", `--no-verify`): a cue inside it negates nothing the user asks.
@@ -157,6 +160,7 @@ class Envelope:
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
+    more_tasks: bool  # ... and more than two ("three things", "3)", 三是)
     build_request: bool  # the prompt opens asking for new code or a rewrite ("Write a query ...")
     files: tuple[str, ...]
     commands: tuple[str, ...]
@@ -435,6 +439,11 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=multi_task,
+        more_tasks=multi_task
+        and (
+            _THIRD_ITEM_RE.search(text) is not None
+            or any(find_phrase(text, cue) for cue in vocab.more_task_markers)
+        ),
         build_request=_opens_with(text, vocab.build_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),

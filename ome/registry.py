@@ -77,6 +77,7 @@ CUE_KEYS = (
     "task_count_cues",
     "first_task_markers",
     "second_task_markers",
+    "more_task_markers",
     "clause_connectors",
     "clause_breaks",
 )

@@ -42,6 +42,7 @@ REJECT_SAME_TASK = "weaker_reading_of_one_task"
 REJECT_SUBSUMED = "subsumed_by_broader_match"
 REJECT_ONE_TASK = "long_prompt_one_task"
 REJECT_LIMIT = "over_limit"
+REJECT_TASKS = "more_cards_than_tasks"
 
 Weight = Callable[[str], float]
 LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
@@ -580,6 +581,7 @@ __all__ = [
     "REJECT_SAME_TASK",
     "REJECT_ROUTING",
     "REJECT_SUBSUMED",
+    "REJECT_TASKS",
     "REJECT_WEAK",
     "Assessment",
     "EvidenceItem",

@@ -111,6 +111,7 @@ class Vocabulary:
     task_count_cues: tuple[str, ...]  # words counting them ("two things", 两件事)
     first_task_markers: tuple[str, ...]  # words numbering a first task ("first,", 一是)
     second_task_markers: tuple[str, ...]  # ... and a second one ("second,", 二是)
+    more_task_markers: tuple[str, ...]  # words announcing a third task ("three things", 三是)
     clause_connectors: tuple[str, ...]  # words between two tasks of one prompt ("also", 另外)
     clause_breaks: tuple[str, ...]  # words that end a negated or excluded span ("but", 但是)
     command_programs: tuple[str, ...]  # programs whose invocation reads as a shell command
@@ -570,6 +571,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         task_count_cues=_cues(data, "task_count_cues"),
         first_task_markers=_cues(data, "first_task_markers"),
         second_task_markers=_cues(data, "second_task_markers"),
+        more_task_markers=_cues(data, "more_task_markers"),
         clause_connectors=_cues(data, "clause_connectors"),
         clause_breaks=_cues(data, "clause_breaks"),
         command_programs=tuple(sorted(_strings(data.get("command_programs")))),

@@ -702,6 +702,56 @@ def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
         assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
 
 
+CERT_CARD = {
+    "title": "Alert on certificate expiry",
+    "summary": "A TLS certificate that expires unnoticed takes the whole site down, usually on a "
+    "weekend.",
+    "criteria": {"use_when": ["renewing TLS certificates by hand"], "ignore_when": []},
+    "recall": {"triggers": ["certificate expiry alert"]},
+}
+THREE_READINGS = (
+    RETRIES + "Also, debug logging on every request fills the disk and slows everything. "
+    "A TLS certificate that expired unnoticed took the whole site down on a weekend."
+)
+
+
+@pytest.mark.parametrize(
+    ("opening", "more_tasks", "expected"),
+    [
+        ("Two things. ", False, ["cert-expiry", "disk-full-logs"]),
+        ("Three things. ", True, ["cert-expiry", "disk-full-logs", "retry-budget"]),
+    ],
+    ids=["two-announced", "three-announced"],
+)
+def test_a_prompt_of_two_tasks_returns_two_unanchored_cards(
+    data_dir: Path, opening: str, more_tasks: bool, expected: list[str]
+) -> None:
+    """Three unanchored readings of a prompt that holds two tasks: the weakest gives way."""
+    write_library(data_dir, {**CONTEXT_CARDS, "cert-expiry": CERT_CARD})
+    doc = explain(data_dir, opening + THREE_READINGS)
+    assert sorted(m["id"] for m in doc["matches"]) == expected
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert not any(row["strong_anchor"] for row in rows.values())
+    assert rows["retry-budget"]["rejection"] == ("" if more_tasks else "more_cards_than_tasks")
+    assert envelope_of(opening + THREE_READINGS).more_tasks is more_tasks
+
+
+@pytest.mark.parametrize(
+    ("prompt", "more_tasks"),
+    [
+        ("Two things: bump the pin. Then fix the flaky test. Also tag it.", False),
+        ("Three things: bump the pin, fix the flaky test, and tag it.", True),
+        ("1) bump the pin; 2) fix the flaky test; 3) tag the release", True),
+        ("一是升级依赖；二是修复测试；三是打 tag", True),
+        ("Please (a) bump the pin, (b) fix the flaky test and (c) tag it.", True),
+        ("Three replicas crashed after the deploy.", False),
+    ],
+    ids=["two", "three-counted", "three-numbered", "zh-three-numbered", "three-lettered", "one"],
+)
+def test_a_prompt_says_when_it_holds_more_than_two_tasks(prompt: str, more_tasks: bool) -> None:
+    assert envelope_of(prompt).more_tasks is more_tasks
+
+
 TIMEOUT_AND_CONSUMER_CARDS = {
     "http-timeouts": {
         "title": "Set timeouts on outbound HTTP calls",
