@@ -918,6 +918,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             True,
         ),
         ("We spent two hours on these things, and the build still fails.", False),
+        ("The drawer traps no focus. Its close icon has no label. Please implement both.", True),
         (
             "Two quick ones. We run our services on one cluster in Frankfurt. Logs go to Loki. "
             "Should the list endpoint return a bare array? Is verify=False fine for now?",
@@ -956,6 +957,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "long-counted-with-a-word-between",
         "long-counted-with-two-words-between",
         "count-of-something-else",
+        "implement-both",
         "long-counted-by-a-pronoun",
         "long-with-fix-both",
         "zh-one-and-the-other",
