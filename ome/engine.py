@@ -392,9 +392,9 @@ def recall(
             continue
         selected.append((position, a))
         decisions[position] = ""
-    if env.multi_task and not env.more_tasks:
-        # Two tasks and more cards: a task was read twice. Unanchored cards give way beyond
-        # SEVERAL_TASKS, the best of each clause no card serves yet first, then by score.
+    if env.two_tasks:
+        # Two tasks counted and more cards: a task was read twice. Unanchored cards give way
+        # beyond TWO_TASK_CARDS, the best of each clause no card serves yet first, then by score.
         served = {home_of(p) for p, a in selected if a.strong_anchor}
         loose = sorted(
             (pa for pa in selected if not pa[1].strong_anchor),
@@ -405,7 +405,7 @@ def recall(
             if home_of(pa[0]) not in served:
                 served.add(home_of(pa[0]))
                 spread.append(pa)
-        room = max(0, params.SEVERAL_TASKS - (len(selected) - len(loose)))
+        room = max(0, params.TWO_TASK_CARDS - (len(selected) - len(loose)))
         staying = {p for p, _ in (spread + [pa for pa in loose if pa not in spread])[:room]}
         for position, _ in loose:
             if position not in staying:

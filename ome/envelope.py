@@ -160,7 +160,7 @@ class Envelope:
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
-    more_tasks: bool  # ... and more than two ("three things", "3)", 三是)
+    two_tasks: bool  # it counts or numbers two, and no third ("three things", "3)", 三是)
     build_request: bool  # the prompt opens asking for new code or a rewrite ("Write a query ...")
     files: tuple[str, ...]
     commands: tuple[str, ...]
@@ -391,10 +391,13 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             clauses.append(frozenset(clause))
 
     long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
-    multi_task = len(clauses) > 1 and (
-        _numbers_tasks(text, vocab)
-        or patterns.task_count.search(text) is not None
-        or (not long_prompt and any(find_phrase(text, cue) for cue in vocab.multi_task_cues))
+    counted = len(clauses) > 1 and (
+        _numbers_tasks(text, vocab) or patterns.task_count.search(text) is not None
+    )
+    multi_task = counted or (
+        len(clauses) > 1
+        and not long_prompt
+        and any(find_phrase(text, cue) for cue in vocab.multi_task_cues)
     )
     # In a prompt of several tasks each sentence is also read alone: a task's card is measured
     # against its own sentence, not diluted by the next task's words.
@@ -439,11 +442,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=multi_task,
-        more_tasks=multi_task
-        and (
-            _THIRD_ITEM_RE.search(text) is not None
-            or any(find_phrase(text, cue) for cue in vocab.more_task_markers)
-        ),
+        two_tasks=counted
+        and _THIRD_ITEM_RE.search(text) is None
+        and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),
         build_request=_opens_with(text, vocab.build_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),

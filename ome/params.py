@@ -97,9 +97,9 @@ IGNORE_ONLY_UNIT_WEIGHT = 0.5
 MAX_CANDIDATES = 100
 DEFAULT_LIMIT = 4
 RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this share of the best
-# A prompt of several tasks that announces no third one ("three things", "3)") holds two: it
-# returns at most this many cards, unanchored ones giving way first (measured on our suites).
-SEVERAL_TASKS = 2
+# A prompt that counts or numbers two tasks ("two things", "1) 2)") and no third returns at
+# most this many cards, unanchored ones giving way first (measured on our suites).
+TWO_TASK_CARDS = 2
 # A returned card whose shared prompt units are all (but this share) another admitted card's,
 # which shares this many times their weight, is subsumed by it: the look-alike's narrower reading.
 SUBSUME_LEFT_SHARE = 0.1
@@ -149,7 +149,6 @@ __all__ = [
     "QUERY_WEIGHT_PROMPT",
     "QUERY_WEIGHT_SIGNAL_ID",
     "RELATIVE_FLOOR",
-    "SEVERAL_TASKS",
     "ROUTING_BYPASS_SCORE",
     "RRF_K",
     "SIGNAL_FACTOR",
@@ -161,6 +160,7 @@ __all__ = [
     "SUMMARY_SHORT_CHARS",
     "SYNONYM_WITNESS_STRENGTH",
     "TOPIC_QUALITY",
+    "TWO_TASK_CARDS",
     "USE_WHEN_FACTOR",
     "WHOLE_PHRASE_STRENGTH",
     "WITNESSED_DESCRIPTION_MIN_UNITS",

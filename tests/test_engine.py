@@ -716,40 +716,56 @@ THREE_READINGS = (
 
 
 @pytest.mark.parametrize(
-    ("opening", "more_tasks", "expected"),
+    ("opening", "two_tasks", "expected"),
     [
-        ("Two things. ", False, ["cert-expiry", "disk-full-logs"]),
-        ("Three things. ", True, ["cert-expiry", "disk-full-logs", "retry-budget"]),
+        ("Two things. ", True, ["cert-expiry", "disk-full-logs"]),
+        ("Three things. ", False, ["cert-expiry", "disk-full-logs", "retry-budget"]),
+        ("", False, ["cert-expiry", "disk-full-logs", "retry-budget"]),
     ],
-    ids=["two-announced", "three-announced"],
+    ids=["two-counted", "three-counted", "chained-by-also"],
 )
-def test_a_prompt_of_two_tasks_returns_two_unanchored_cards(
-    data_dir: Path, opening: str, more_tasks: bool, expected: list[str]
+def test_a_prompt_counting_two_tasks_returns_two_unanchored_cards(
+    data_dir: Path, opening: str, two_tasks: bool, expected: list[str]
 ) -> None:
-    """Three unanchored readings of a prompt that holds two tasks: the weakest gives way."""
+    """Three unanchored readings of a prompt that counts two tasks: the weakest gives way. A
+    prompt that only chains its tasks ("also") may hold a task with two fitting lessons."""
     write_library(data_dir, {**CONTEXT_CARDS, "cert-expiry": CERT_CARD})
     doc = explain(data_dir, opening + THREE_READINGS)
+    assert doc["envelope"]["multi_task"]
     assert sorted(m["id"] for m in doc["matches"]) == expected
     rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
     assert not any(row["strong_anchor"] for row in rows.values())
-    assert rows["retry-budget"]["rejection"] == ("" if more_tasks else "more_cards_than_tasks")
-    assert envelope_of(opening + THREE_READINGS).more_tasks is more_tasks
+    assert rows["retry-budget"]["rejection"] == ("more_cards_than_tasks" if two_tasks else "")
+    assert envelope_of(opening + THREE_READINGS).two_tasks is two_tasks
 
 
 @pytest.mark.parametrize(
-    ("prompt", "more_tasks"),
+    ("prompt", "two_tasks"),
     [
-        ("Two things: bump the pin. Then fix the flaky test. Also tag it.", False),
-        ("Three things: bump the pin, fix the flaky test, and tag it.", True),
-        ("1) bump the pin; 2) fix the flaky test; 3) tag the release", True),
-        ("一是升级依赖；二是修复测试；三是打 tag", True),
-        ("Please (a) bump the pin, (b) fix the flaky test and (c) tag it.", True),
-        ("Three replicas crashed after the deploy.", False),
+        ("Two things: bump the pin. Then fix the flaky test.", True),
+        ("1) bump the pin; 2) fix the flaky test", True),
+        ("一是升级依赖；二是修复测试", True),
+        ("Three things: bump the pin, fix the flaky test, and tag it.", False),
+        ("1) bump the pin; 2) fix the flaky test; 3) tag the release", False),
+        ("一是升级依赖；二是修复测试；三是打 tag", False),
+        ("Please (a) bump the pin, (b) fix the flaky test and (c) tag it.", False),
+        ("Bump the pin, then fix the flaky test.", False),
+        ("Two replicas crashed after the deploy.", False),
     ],
-    ids=["two", "three-counted", "three-numbered", "zh-three-numbered", "three-lettered", "one"],
+    ids=[
+        "two-counted",
+        "two-numbered",
+        "zh-two-numbered",
+        "three-counted",
+        "three-numbered",
+        "zh-three-numbered",
+        "three-lettered",
+        "chained",
+        "one",
+    ],
 )
-def test_a_prompt_says_when_it_holds_more_than_two_tasks(prompt: str, more_tasks: bool) -> None:
-    assert envelope_of(prompt).more_tasks is more_tasks
+def test_a_prompt_says_when_it_counts_two_tasks(prompt: str, two_tasks: bool) -> None:
+    assert envelope_of(prompt).two_tasks is two_tasks
 
 
 TIMEOUT_AND_CONSUMER_CARDS = {
