@@ -401,12 +401,12 @@ def recall(
             key=lambda pa: (-pa[1].score, order(pa)),
         )
         spread = []
-        for pa in loose:
-            if home_of(pa[0]) not in served:
-                served.add(home_of(pa[0]))
-                spread.append(pa)
+        for position, _ in loose:
+            if home_of(position) not in served:
+                served.add(home_of(position))
+                spread.append(position)
         room = max(0, params.TWO_TASK_CARDS - (len(selected) - len(loose)))
-        staying = {p for p, _ in (spread + [pa for pa in loose if pa not in spread])[:room]}
+        staying = [*spread, *(p for p, _ in loose if p not in spread)][:room]
         for position, _ in loose:
             if position not in staying:
                 decisions[position] = REJECT_TASKS

@@ -160,7 +160,7 @@ class Envelope:
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
-    two_tasks: bool  # it counts or numbers two, and no third ("three things", "3)", 三是)
+    two_tasks: bool  # it counts or numbers its tasks and names no third ("three things", "3)")
     build_request: bool  # the prompt opens asking for new code or a rewrite ("Write a query ...")
     files: tuple[str, ...]
     commands: tuple[str, ...]
