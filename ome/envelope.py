@@ -108,15 +108,20 @@ _SYMBOL_RE = re.compile(
 # is (words that number tasks are data: first_task_markers); a third item makes it more than
 # two. A version or a decimal (v1.2, 1.5s) is no marker, nor are call arguments (f(a), g(b)).
 _LETTER_AFTER = r"(?:^|(?<=[\s:;,。：；，]))"
-_FIRST_ITEM_RE = re.compile(
-    r"(?<![\w.])(?:1[).、]|\(1\)|①)(?!\d)|" + _LETTER_AFTER + r"(?:[aA][)、]|\([aA]\))"
-)
-_SECOND_ITEM_RE = re.compile(
-    r"(?<![\w.])(?:2[).、]|\(2\)|②)(?!\d)|" + _LETTER_AFTER + r"(?:[bB][)、]|\([bB]\))"
-)
-_THIRD_ITEM_RE = re.compile(
-    r"(?<![\w.])(?:3[).、]|\(3\)|③)(?!\d)|" + _LETTER_AFTER + r"(?:[cC][)、]|\([cC]\))"
-)
+
+
+def _list_item(number: int) -> re.Pattern[str]:
+    """The list marker of item `number` (1-3): "2)", "2.", "2、", "(2)", "②", "b)", "B、", "(b)"."""
+    circled, letter = "①②③"[number - 1], "abc"[number - 1]
+    letters = f"[{letter}{letter.upper()}]"
+    return re.compile(
+        rf"(?<![\w.])(?:{number}[).、]|\({number}\)|{circled})(?!\d)|"
+        + _LETTER_AFTER
+        + rf"(?:{letters}[)、]|\({letters}\))"
+    )
+
+
+_FIRST_ITEM_RE, _SECOND_ITEM_RE, _THIRD_ITEM_RE = (_list_item(n) for n in (1, 2, 3))
 # Quoted or backticked text is a message or a command being reported ("fails with 'No
 # signatures found'", `--no-verify`): a cue inside it negates nothing the user asks.
 _QUOTED_RE = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|「[^」\n]+」|(?<!\w)'[^'\n]+'(?!\w)")
@@ -402,6 +407,10 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # In a prompt of several tasks each sentence is also read alone: a task's card is measured
     # against its own sentence, not diluted by the next task's words.
     spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
+    # (start, stop) of each window, once: the last sentence's window is that sentence alone.
+    window_bounds = dict.fromkeys(
+        (i, min(i + span, len(segments))) for i in range(len(segments)) for span in spans
+    )
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(
@@ -435,9 +444,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
                 frozenset(t for s in chosen for t in s.terms),
                 sum(s.weight for s in chosen) / len(chosen),
             )
-            for i in range(len(segments))
-            for span in spans
-            if (chosen := segments[i : i + span])
+            for start, stop in window_bounds
+            if (chosen := segments[start:stop])
         ),
         clauses=tuple(clauses),
         long_prompt=long_prompt,
