@@ -14,7 +14,7 @@ import yaml
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
-from ome.envelope import SETTLED_WEIGHT, Envelope, build_envelope
+from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
 from ome.registry import load_registry
@@ -1265,6 +1265,19 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
     row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
     assert row["evidence"][-1]["family"] == "concepts"
     assert (row["rejection"] == "") is admitted
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Quick recap of the week. The dashboards are live. The cost review is done. "
+        "The thing I need: the export job times out after ten minutes.",
+        "今天事情比较杂。先说下进度：看板已经上线了。成本评审也做完了。然后正事：导出任务跑十分钟就超时。",
+    ],
+    ids=["en", "zh"],
+)
+def test_a_long_prompt_weighs_what_precedes_its_request_as_background(prompt: str) -> None:
+    assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 3 + [1.0]
 
 
 @pytest.mark.parametrize(
