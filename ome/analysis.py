@@ -15,6 +15,11 @@ from dataclasses import dataclass
 # is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
 MAX_ANALYSED_CHARS = 20_000
 
+# A fence of fewer lines and characters is pasted output, a command or a plan excerpt, read as
+# text ("address already in use", "must be replaced"); a longer one is code, and only its
+# technical tokens are kept. (Measured on proxy suites: +2, none lost.)
+SHORT_FENCE_LINES = 8
+SHORT_FENCE_CHARS = 800
 _FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 # Stack-frame lines (Python, JS/Java, Go, Rust) carry file names but drown the task in noise.
 _FRAME_RE = re.compile(
@@ -44,12 +49,20 @@ class Token:
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms, curly quotes), drop stack frames, replace code fences by
-    their tokens. Lower-casing is left to the caller: camelCase splitting needs the case."""
+    """NFKC-fold (full-width forms, curly quotes), drop stack frames, read a short code fence as
+    text and replace a long one by its tokens. Lower-casing is left to the caller: camelCase
+    splitting needs the case."""
     folded = unicodedata.normalize("NFKC", text).translate(_QUOTES)
-    folded = _FENCE_RE.sub(lambda m: " " + " ".join(_fence_tokens(m.group(1))) + " ", folded)
+    folded = _FENCE_RE.sub(_fence_text, folded)
     folded = _FRAME_RE.sub(" ", folded)
     return folded[:MAX_ANALYSED_CHARS]
+
+
+def _fence_text(match: re.Match[str]) -> str:
+    body = match.group(1)
+    if body.count("\n") < SHORT_FENCE_LINES and len(body) <= SHORT_FENCE_CHARS:
+        return " " + body + " "
+    return " " + " ".join(_fence_tokens(body)) + " "
 
 
 def _fence_tokens(code: str) -> list[str]:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from ome.analysis import normalize_text, phrase_terms, stem, terms, tokenize
+from ome.analysis import SHORT_FENCE_LINES, normalize_text, phrase_terms, stem, terms, tokenize
 
 
 @pytest.mark.parametrize(
@@ -56,10 +56,17 @@ def test_full_width_forms_fold() -> None:
     assert terms("ＡＰＩ　ｋｅｙ") == terms("API key")
 
 
-def test_code_fence_becomes_identifiers() -> None:
-    text = normalize_text("Look:\n```python\nresult = load_card_index(cache_dir)\n```\nthanks")
+def test_a_long_code_fence_becomes_identifiers() -> None:
+    code = "".join(f"result_{i} = load_card_index(cache_dir)\n" for i in range(SHORT_FENCE_LINES))
+    text = normalize_text(f"Look:\n```python\n{code}```\nthanks")
     assert "load_card_index" in text
-    assert "result =" not in text
+    assert "result_0 =" not in text
+
+
+def test_a_short_fence_of_output_is_read_as_text() -> None:
+    error = "Error: listen EADDRINUSE: address already in use :::5173\n"
+    assert "address already in use" in normalize_text(f"```\n{error}```\nwhat now?")
+    assert "address already in use" not in normalize_text(f"```\n{error * 40}```\nwhat now?")
 
 
 def test_stack_frames_are_dropped() -> None:
