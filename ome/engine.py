@@ -25,6 +25,7 @@ from ome.selection import (
     REJECT_SAME_TASK,
     REJECT_SUBSUMED,
     REJECT_TASKS,
+    REJECT_WEAK,
     Assessment,
     assess_card,
     gate_card,
@@ -411,6 +412,24 @@ def recall(
             if position not in staying:
                 decisions[position] = REJECT_TASKS
         selected = [pa for pa in selected if decisions[pa[0]] != REJECT_TASKS]
+    if env.multi_task and len(selected) == 1:
+        # Several tasks announced, one card found: another clause's best card stands in when
+        # it scored well and lacked only a second family of evidence (a task's words are fewer
+        # than a whole prompt's).
+        held = home_of(selected[0][0])
+        second = next(
+            (
+                pa
+                for pa in ranked
+                if decisions.get(pa[0]) == REJECT_WEAK
+                and pa[1].score >= params.SECOND_TASK_SCORE
+                and home_of(pa[0]) != held
+            ),
+            None,
+        )
+        if second is not None:
+            selected.append(second)
+            decisions[second[0]] = ""
     selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
     render_cards = [
         RenderCard(

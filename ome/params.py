@@ -100,6 +100,10 @@ RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this sha
 # A prompt that counts or numbers two tasks ("two things", "1) 2)") and no third returns at
 # most this many cards, unanchored ones giving way first (measured on our suites).
 TWO_TASK_CARDS = 2
+# A prompt announcing several tasks that returns one card takes a second from another clause
+# when its score reaches this and it lacked only a second evidence family (measured on proxy
+# suites: 60 won two cases and lost none; 50 lost one on test).
+SECOND_TASK_SCORE = 60
 # A returned card whose shared prompt units are all (but this share) another admitted card's,
 # which shares this many times their weight, is subsumed by it: the look-alike's narrower reading.
 SUBSUME_LEFT_SHARE = 0.1
@@ -151,6 +155,7 @@ __all__ = [
     "RELATIVE_FLOOR",
     "ROUTING_BYPASS_SCORE",
     "RRF_K",
+    "SECOND_TASK_SCORE",
     "SIGNAL_FACTOR",
     "SIGNAL_MAX",
     "SINGLE_WORD_QUALITY",

@@ -17,6 +17,7 @@ from ome.cli.common import to_json
 from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
+from ome.params import SECOND_TASK_SCORE
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -1023,6 +1024,45 @@ def test_a_file_that_several_cards_globs_match_anchors_none_of_them(
     rows = explain(data_dir, prompt)["diagnostics"]["candidates"]
     assert {r["id"] for r in rows if "technical" in r["families"]} == matched
     assert {r["id"] for r in rows if r["strong_anchor"]} == anchored
+
+
+SECOND_TASK_CARDS = {
+    "changelog-line": {
+        "title": "Every user-visible change gets a changelog line",
+        "summary": "Keep the changelog current: each user-visible change adds a line under "
+        "Unreleased.",
+        "criteria": {"use_when": ["a user-visible change ships"], "ignore_when": []},
+        "recall": {"triggers": ["changelog"], "topics": ["docs"]},
+    },
+    "restore-drill": {
+        "title": "A backup counts once it restores",
+        "summary": "Set up backups together with a restore drill into a scratch database.",
+        "criteria": {"use_when": ["setting up database backups"], "ignore_when": []},
+        "recall": {"triggers": ["daily backup", "restore drill"], "topics": ["database"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("opening", "expected"),
+    [
+        ("Two things: set", ["restore-drill", "changelog-line"]),
+        # Not announced as two tasks: the synonym and its echo stay one piece of evidence.
+        ("Set", ["restore-drill"]),
+    ],
+    ids=["two-tasks", "one-request"],
+)
+def test_a_second_task_takes_its_best_card_one_family_short(
+    data_dir: Path, opening: str, expected: list[str]
+) -> None:
+    write_library(data_dir, SECOND_TASK_CARDS)
+    prompt = (
+        f"{opening} up a daily backup of the orders database, and write the release notes "
+        "for the new export feature."
+    )
+    assert recall_ids(data_dir, prompt) == expected
+    rows = {row["id"]: row for row in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    assert rows["changelog-line"]["score"] >= SECOND_TASK_SCORE
 
 
 @pytest.mark.parametrize("background_policy", ["should", "must"])
