@@ -282,9 +282,17 @@ def _weigh_background(
     problem is", "现在的问题是") and of sentences that call themselves background."""
     if len(segments) < LONG_PROMPT_SEGMENTS:
         return segments
-    starts = [start for cue in focus_cues for start, _ in find_phrase(text, cue)]
-    focus = min((p for p in starts if p >= segments[0].end), default=None)
     marked = [start for cue in background for start, _ in find_phrase(text, cue)]
+    # A focus cue in a sentence that announces background ("Quick status before the actual
+    # ask.") points past that sentence, so it marks nothing.
+    announcing = [s for s in segments if any(s.start <= p < s.end for p in marked)]
+    starts = [
+        start
+        for cue in focus_cues
+        for start, _ in find_phrase(text, cue)
+        if not any(s.start <= start < s.end for s in announcing)
+    ]
+    focus = min((p for p in starts if p >= segments[0].end), default=None)
     weighed = []
     for segment in segments:
         before_focus = focus is not None and segment.end <= focus

@@ -1320,6 +1320,27 @@ def test_a_long_prompt_weighs_what_precedes_its_request_as_background(prompt: st
     assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 3 + [1.0]
 
 
+def test_a_focus_cue_in_a_sentence_announcing_background_marks_nothing() -> None:
+    prompt = (
+        "Morning! Quick status before the actual ask. The dashboards are live. "
+        "The cost review is done. OK, the real thing: the export job times out."
+    )
+    assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 4 + [1.0]
+
+
+def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
+    def concept_strength(prompt: str) -> float:
+        row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
+        return next(e["strength"] for e in row["evidence"] if e["family"] == "concepts")
+
+    said = "We did a revert of the 鹦鹉 gateway"
+    background = f"Some background. {said} last week. The team is small. The problem is the queue."
+    focus = f"Some background. The team is small. The queue is fine. The problem is: {said}."
+    assert concept_strength(background) == pytest.approx(
+        BACKGROUND_WEIGHT * concept_strength(focus)
+    )
+
+
 @pytest.mark.parametrize(
     ("prompt", "weights"),
     [
