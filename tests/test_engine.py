@@ -17,7 +17,7 @@ from ome.cli.common import to_json
 from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
-from ome.params import SECOND_TASK_SCORE
+from ome.params import FAMILY_MIN_STRENGTH, SECOND_TASK_SCORE
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -1024,6 +1024,72 @@ def test_a_file_that_several_cards_globs_match_anchors_none_of_them(
     rows = explain(data_dir, prompt)["diagnostics"]["candidates"]
     assert {r["id"] for r in rows if "technical" in r["families"]} == matched
     assert {r["id"] for r in rows if r["strong_anchor"]} == anchored
+
+
+def skew_card(
+    title: str, summary: str, triggers: list[str], topic: str, use_when: list[str]
+) -> dict[str, Any]:
+    return {
+        "title": title,
+        "summary": summary,
+        "criteria": {"use_when": use_when, "ignore_when": []},
+        "recall": {"triggers": triggers, "topics": [topic]},
+    }
+
+
+def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Path) -> None:
+    write_library(
+        data_dir,
+        {
+            "sso-clock-skew": skew_card(
+                "SAML 登录失败先查时钟偏差",
+                "SAML 断言带有效期，服务器时钟不准时 IdP 签发的断言会被判定为尚未生效或已过期；"
+                "先检查各节点 NTP 同步，再看负载均衡后面哪几台机器的时间漂移最大，必要时给校验"
+                "加上几十秒的容差，并在监控里加一条时钟偏移告警，排查时记录每台机器的时间。",
+                ["SAML", "时钟偏差", "NotBefore"],
+                "auth",
+                ["SAML", "时钟偏差", "NotBefore"],
+            ),
+            "cache-on-write": skew_card(
+                "Invalidate the cache on write",
+                "After a write, delete the cached entry so readers do not see stale data.",
+                ["stale cache"],
+                "cache",
+                ["readers see old values"],
+            ),
+            "flaky-quarantine": skew_card(
+                "Quarantine flaky tests",
+                "A test that fails now and then on CI is quarantined with an owner.",
+                ["flaky test"],
+                "testing",
+                ["a test fails intermittently"],
+            ),
+            "index-concurrently": skew_card(
+                "Build indexes concurrently",
+                "On a large table, CREATE INDEX locks writes; use CONCURRENTLY.",
+                ["create index concurrently"],
+                "database",
+                ["adding an index to a big table"],
+            ),
+            "autoscaling-warmup": skew_card(
+                "Warm new replicas before traffic",
+                "New servers in an autoscaling group serve slow first requests; warm them up "
+                "before they receive traffic.",
+                ["warm up"],
+                "scaling",
+                ["first requests on new servers are slow"],
+            ),
+        },
+    )
+    prompt = "Single sign-on fails for some staff on one server and we added an alert on CI."
+    row = next(
+        r
+        for r in explain(data_dir, prompt)["diagnostics"]["candidates"]
+        if r["id"] == "sso-clock-skew"
+    )
+    strengths = {e["family"]: e["strength"] for e in row["evidence"]}
+    assert FAMILY_MIN_STRENGTH <= strengths["overlap"] < 0.3 <= strengths["concepts"]
+    assert row["rejection"] == ""
 
 
 SECOND_TASK_CARDS = {
