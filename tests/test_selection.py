@@ -14,6 +14,9 @@ def test_a_card_explaining_a_subset_of_a_broader_match_is_subsumed() -> None:
     broad = frozenset({"redis", "§cache", "§cluster", "empty", "cutover"})
     assert subsumes(broad, narrow, unit)
     assert not subsumes(narrow, broad, unit)
+    # Seven units against five: the broader card explains clearly more.
+    narrow = frozenset({"redis", "§cache", "§cluster", "empty", "cutover"})
+    assert subsumes(narrow | {"warm", "traffic"}, narrow, unit)
 
 
 def test_a_card_with_words_of_its_own_is_not_subsumed() -> None:
