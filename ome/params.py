@@ -105,7 +105,7 @@ RELATIVE_FLOOR = 0.8  # a card without its own strong anchor must reach this sha
 TWO_TASK_CARDS = 2
 # A prompt announcing several tasks that returns one card takes a second from another clause
 # when its score reaches this and it lacked only a second evidence family (measured on proxy
-# suites: 60 won two cases and lost none; 50 lost one on test).
+# suites: 50 and 60 win the same two cases and lose none; the stricter is kept).
 SECOND_TASK_SCORE = 60
 # A returned card whose shared prompt units are all (but this share) another admitted card's,
 # which shares this many times their weight, is subsumed by it: the look-alike's narrower reading.
