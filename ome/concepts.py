@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ome.analysis import Span, is_han, normalize_text, token_spans, tokenize
-from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM, WORD_GAP_MAX, WORD_GAP_MIN_TERM
+from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 
 CONCEPT_PREFIX = "§"
 # One first term's sequences: concepts of the term alone, then (length, sequence -> concepts).
@@ -30,8 +30,7 @@ class ConceptHit:
 class ConceptMatcher:
     """Han terms are found as substrings, also across one infix character between two Han
     characters (an aspect particle: 改完密码 holds 改密码); a long Han term also with a few Han
-    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences,
-    one of three words or more also with a few words before its last."""
+    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences."""
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
@@ -174,27 +173,10 @@ class ConceptMatcher:
             for n, table in longer:
                 for concept in table.get(tuple(words[i : i + n]), ()):
                     hits.append((start, concept, ascii_spans[i + n - 1][3]))
-                if n < WORD_GAP_MIN_TERM:
-                    continue
-                # A term of three words or more also takes a few words before its last one
-                # ("rotate the Slack webhook token" holds "rotate the token"), inside one run
-                # of words: nothing but a space between each two of them.
-                head = tuple(words[i : i + n - 1])
-                for gap in range(1, WORD_GAP_MAX + 1):
-                    last = i + n - 1 + gap
-                    if last >= len(words) or not _one_run(ascii_spans, i + n - 2, last):
-                        break
-                    for concept in table.get((*head, words[last]), ()):
-                        hits.append((start, concept, ascii_spans[last][3]))
         return hits
 
     def concepts(self, text: str) -> tuple[str, ...]:
         return tuple(sorted({h.concept for h in self.find(text)}))
-
-
-def _one_run(spans: list[Span], first: int, last: int) -> bool:
-    """True when the word spans first..last follow each other with one character between."""
-    return all(spans[k + 1][1] - spans[k][3] == 1 for k in range(first, last))
 
 
 def build_concept_matcher(

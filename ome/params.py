@@ -69,10 +69,6 @@ HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # pronoun between a phrase's parts (按职责把它拆开 for 按职责拆开, 发布新流程 for 发布流程).
 HAN_GAP_MAX = 2
 HAN_GAP_MIN_TERM = 4
-# An English term of WORD_GAP_MIN_TERM words or more is also found with up to WORD_GAP_MAX
-# words before its last one ("rotate the Slack webhook token" for "rotate the token").
-WORD_GAP_MAX = 2
-WORD_GAP_MIN_TERM = 3
 SIGNAL_FACTOR = 0.6  # fired positive hint: its registry weight times this
 SIGNAL_MAX = 0.45
 PATH_GLOB = 0.85  # a file the prompt names matches one of the card's `paths` globs
@@ -177,6 +173,4 @@ __all__ = [
     "USE_WHEN_FACTOR",
     "WHOLE_PHRASE_STRENGTH",
     "WITNESSED_DESCRIPTION_MIN_UNITS",
-    "WORD_GAP_MAX",
-    "WORD_GAP_MIN_TERM",
 ]

@@ -89,30 +89,3 @@ def test_find_merges_han_and_word_hits_in_order() -> None:
         (10, "change_password"),
         (17, "password"),
     ]
-
-
-WORD_MATCHER = build_concept_matcher(
-    [("key_rotation", ["rotate the token"]), ("force_push", ["force push"])]
-)
-
-
-@pytest.mark.parametrize(
-    ("text", "found"),
-    [
-        ("rotate the token", ["key_rotation"]),
-        ("rotate the slack token now", ["key_rotation"]),
-        ("rotate the slack webhook token", ["key_rotation"]),
-        # At most WORD_GAP_MAX words before the last one.
-        ("rotate the old slack webhook token", []),
-        # One run of words: a stop or a comma ends it.
-        ("rotate the logs. token", []),
-        ("rotate the logs, token", []),
-        # A term of two words is found whole only.
-        ("force the push", []),
-        ("force a quick push", []),
-    ],
-)
-def test_a_word_term_of_three_words_takes_a_few_words_before_its_last(
-    text: str, found: list[str]
-) -> None:
-    assert list(WORD_MATCHER.concepts(text)) == found

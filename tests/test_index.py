@@ -16,7 +16,6 @@ import sys
 from collections import Counter
 from dataclasses import replace
 from functools import cache
-from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -48,7 +47,7 @@ from ome.index import (
     field_terms,
     index_card,
 )
-from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM, WORD_GAP_MAX, WORD_GAP_MIN_TERM
+from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM
 from ome.registry import load_registry
 from ome.signals import Vocabulary
 
@@ -173,17 +172,6 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
             if tuple(words[i : i + len(sequence)]) == sequence:
                 end_token = ascii_tokens[i + len(sequence) - 1]
                 hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.end))
-            if len(sequence) < WORD_GAP_MIN_TERM:
-                continue
-            # Up to WORD_GAP_MAX more words before the last one, all in one space-separated run.
-            head = len(sequence) - 1
-            for extra in range(1, WORD_GAP_MAX + 1):
-                last = i + head + extra
-                run = ascii_tokens[i + head - 1 : last + 1]
-                if last >= len(words) or any(b.start - a.end != 1 for a, b in pairwise(run)):
-                    break
-                if tuple(words[i : i + head]) + (words[last],) == sequence:
-                    hits.add(ConceptHit(concept, ascii_tokens[i].start, ascii_tokens[last].end))
     return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
 
 
