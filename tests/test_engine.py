@@ -1026,9 +1026,10 @@ def test_a_file_that_several_cards_globs_match_anchors_none_of_them(
     assert {r["id"] for r in rows if r["strong_anchor"]} == anchored
 
 
-def skew_card(
+def plain_card(
     title: str, summary: str, triggers: list[str], topic: str, use_when: list[str]
 ) -> dict[str, Any]:
+    """A card of the common fields only, with no `ignore_when`."""
     return {
         "title": title,
         "summary": summary,
@@ -1041,7 +1042,7 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
     write_library(
         data_dir,
         {
-            "sso-clock-skew": skew_card(
+            "sso-clock-skew": plain_card(
                 "SAML 登录失败先查时钟偏差",
                 "SAML 断言带有效期，服务器时钟不准时 IdP 签发的断言会被判定为尚未生效或已过期；"
                 "先检查各节点 NTP 同步，再看负载均衡后面哪几台机器的时间漂移最大，必要时给校验"
@@ -1050,28 +1051,28 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
                 "auth",
                 ["SAML", "时钟偏差", "NotBefore"],
             ),
-            "cache-on-write": skew_card(
+            "cache-on-write": plain_card(
                 "Invalidate the cache on write",
                 "After a write, delete the cached entry so readers do not see stale data.",
                 ["stale cache"],
                 "cache",
                 ["readers see old values"],
             ),
-            "flaky-quarantine": skew_card(
+            "flaky-quarantine": plain_card(
                 "Quarantine flaky tests",
                 "A test that fails now and then on CI is quarantined with an owner.",
                 ["flaky test"],
                 "testing",
                 ["a test fails intermittently"],
             ),
-            "index-concurrently": skew_card(
+            "index-concurrently": plain_card(
                 "Build indexes concurrently",
                 "On a large table, CREATE INDEX locks writes; use CONCURRENTLY.",
                 ["create index concurrently"],
                 "database",
                 ["adding an index to a big table"],
             ),
-            "autoscaling-warmup": skew_card(
+            "autoscaling-warmup": plain_card(
                 "Warm new replicas before traffic",
                 "New servers in an autoscaling group serve slow first requests; warm them up "
                 "before they receive traffic.",
@@ -1093,19 +1094,20 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
 
 
 SECOND_TASK_CARDS = {
-    "changelog-line": {
-        "title": "Every user-visible change gets a changelog line",
-        "summary": "Keep the changelog current: each user-visible change adds a line under "
-        "Unreleased.",
-        "criteria": {"use_when": ["a user-visible change ships"], "ignore_when": []},
-        "recall": {"triggers": ["changelog"], "topics": ["docs"]},
-    },
-    "restore-drill": {
-        "title": "A backup counts once it restores",
-        "summary": "Set up backups together with a restore drill into a scratch database.",
-        "criteria": {"use_when": ["setting up database backups"], "ignore_when": []},
-        "recall": {"triggers": ["daily backup", "restore drill"], "topics": ["database"]},
-    },
+    "changelog-line": plain_card(
+        "Every user-visible change gets a changelog line",
+        "Keep the changelog current: each user-visible change adds a line under Unreleased.",
+        ["changelog"],
+        "docs",
+        ["a user-visible change ships"],
+    ),
+    "restore-drill": plain_card(
+        "A backup counts once it restores",
+        "Set up backups together with a restore drill into a scratch database.",
+        ["daily backup", "restore drill"],
+        "database",
+        ["setting up database backups"],
+    ),
 }
 
 
