@@ -210,8 +210,13 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     units = phrase.units
     if len(units) == 1:
         if units[0].startswith("§") and units[0] in env.term_set:
-            # Met where the concept is said: a background sentence weighs less.
-            place = max((s.weight for s in env.segments if units[0] in s.terms), default=1.0)
+            # Met where the concept is said: a background sentence weighs less (most prompts
+            # say it in a full-weight sentence, and need no scan).
+            place = (
+                1.0
+                if units[0] in env.focus_terms
+                else max((s.weight for s in env.segments if units[0] in s.terms), default=1.0)
+            )
             return place * params.CONCEPT_PHRASE_QUALITY * weight(units[0]), False, "concepts"
         return 0.0, False, ""
     if sum(1 for u in units if u in env.term_set) < 2:
