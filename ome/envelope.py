@@ -295,9 +295,8 @@ def _weigh_background(
     focus = min((p for p in starts if p >= segments[0].end), default=None)
     weighed = []
     for segment in segments:
-        before_focus = focus is not None and segment.end <= focus
-        says_background = any(segment.start <= p < segment.end for p in marked)
-        light = before_focus or (says_background and not (focus and segment.start <= focus))
+        # No focus cue sits in an announcing sentence, so one is light wherever it stands.
+        light = (focus is not None and segment.end <= focus) or segment in announcing
         weighed.append(
             Segment(segment.start, segment.end, segment.terms, BACKGROUND_WEIGHT)
             if light
