@@ -1343,6 +1343,15 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
         ("Set up ZorbQL for the zorbic quintal 鹦鹉 drift.", ""),
         ("What is ZorbQL in a zorbic quintal 鹦鹉?", "question_without_covered_phrase"),
         ("What is ZorbQL cache drift in a zorbic quintal 鹦鹉?", ""),
+        # A question about a step the user is about to take plans that step: the lesson applies.
+        ("Before I run ZorbQL, what is a zorbic quintal 鹦鹉?", ""),
+        ("I'm about to run ZorbQL. What is a zorbic quintal 鹦鹉?", ""),
+        ("我准备跑 ZorbQL，什么是 zorbic quintal 鹦鹉？", ""),
+        # "before I" inside a sentence tells when something happened, not a plan.
+        (
+            "What is ZorbQL that broke before I slept in a zorbic quintal 鹦鹉?",
+            "question_without_covered_phrase",
+        ),
     ],
 )
 def test_a_one_word_anchor_does_not_answer_a_question(
