@@ -1405,6 +1405,20 @@ def test_a_focus_cue_in_a_sentence_announcing_background_marks_nothing() -> None
     assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 4 + [1.0]
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "The dashboards are live. The cost review with finance slid to next Thursday. "
+        "The export job times out after ten minutes. Can you look at it?",
+        "看板已经上线了。成本评审延后到下周了。导出任务跑十分钟就超时。帮我看一下。",
+    ],
+    ids=["en", "zh"],
+)
+def test_a_sentence_putting_its_matter_off_is_background(prompt: str) -> None:
+    """A deferred matter ("slid to next Thursday", 延后到下周) is not the task of the prompt."""
+    assert [s.weight for s in envelope_of(prompt).segments] == [1.0, BACKGROUND_WEIGHT, 1.0, 1.0]
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
