@@ -1531,3 +1531,19 @@ def test_a_build_request_needs_more_than_a_few_shared_words(
     row = lone_card(data_dir, summary, "ceasefire", prompt)
     assert "overlap" in row["families"]
     assert row["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
+    ("trigger", "prompt"),
+    [
+        ("拆分组件", "Split the checkout page into smaller components."),
+        ("用法示例", "Update the usage examples in the README."),
+        ("停止服务", "Stop the preview service you started."),
+        ("stop the service", "把你起的预览服务停掉"),
+    ],
+)
+def test_a_plain_word_meets_its_translation(data_dir: Path, trigger: str, prompt: str) -> None:
+    """A terse card's Chinese trigger is met by an English prompt word for word, and back."""
+    row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", trigger, prompt)
+    assert {e["family"] for e in row["evidence"]} & {"coverage", "concepts"}
+    assert any(trigger == e["detail"] for e in row["evidence"])
