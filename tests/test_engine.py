@@ -1419,6 +1419,22 @@ def test_a_sentence_putting_its_matter_off_is_background(prompt: str) -> None:
     assert [s.weight for s in envelope_of(prompt).segments] == [1.0, BACKGROUND_WEIGHT, 1.0, 1.0]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "count"),
+    [
+        ("Background: the app (3.22) has a new screen. The export job times out.", 2),
+        ("密钥写在 payment.js 里了，仓库是公开的。现在怎么办？", 2),
+        ("We pointed shop.example.com at the new CDN. Some users still hit the old box.", 2),
+        ("It broke after v2.4.0. Why is the export slow?", 2),
+        ("Fix the export. Then test the import! Is the report right?", 3),
+    ],
+)
+def test_a_dot_inside_a_token_ends_no_sentence(prompt: str, count: int) -> None:
+    """A version, a file name or a host keeps its sentence whole: "(3.22)" does not cut off a
+    background cue from the background it announces."""
+    assert len(envelope_of(prompt).segments) == count
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
