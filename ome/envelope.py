@@ -20,8 +20,8 @@ from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_ph
 Language = Literal["en", "zh", "mixed", "none"]
 
 # Clause boundaries end an exclusion span; sentence boundaries end a segment.
-# A dot ends a sentence only before a space or the end: "3.22", "payment.js" and "api.acme.dev"
-# are one token each.
+# A dot ends a sentence only before a space, more punctuation or the end: "3.22", "payment.js"
+# and "api.acme.dev" are one token each.
 _SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！？;；]*")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
