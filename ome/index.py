@@ -123,7 +123,7 @@ def _units(text: _Analysed, stopwords: frozenset[str]) -> tuple[str, ...]:
             if any(
                 k == "part" and t in stopwords and start <= s and e <= end
                 for t, s, k, e in text.spans
-            ):
+            ) and not any(s <= start and end <= e for s, e in covered):
                 units.setdefault(term, None)
             continue
         if term in stopwords:

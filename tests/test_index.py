@@ -191,13 +191,15 @@ def reference_units(
     tokens = reference_tokenize(original)
     for token in tokens:
         if token.kind == "code":
-            # A stopword among its parts (the "only" of icon-only) makes the token a unit.
+            # A stopword among its parts (the "only" of icon-only) makes the token a unit,
+            # unless one concept covers the whole token ("iOS").
             parts = [
                 t.term
                 for t in tokens
                 if t.kind == "part" and token.start <= t.start and t.end <= token.end
             ]
-            if set(parts) & stopwords:
+            whole = any(s <= token.start and token.end <= e for s, e in covered)
+            if set(parts) & stopwords and not whole:
                 units.setdefault(token.term, None)
             continue
         if token.term in stopwords:
@@ -525,6 +527,9 @@ def test_a_concept_inside_a_longer_ones_surface_is_not_a_unit(
         ("icon-only button", ("§icon", "§button", "icon-only")),
         ("icon button", ("§icon", "§button")),
         ("rate-limit", ("§rate_limit",)),  # every part says something: the parts carry it
+        # A concept that covers the whole token stands for it: "iOS" (its part "i" a stopword)
+        # is the concept alone, so "iPhone" in a prompt meets it.
+        ("iOS", ("§ios",)),
     ],
 )
 def test_a_code_token_with_a_stopword_part_is_a_unit_itself(
