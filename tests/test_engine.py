@@ -1556,10 +1556,13 @@ def test_a_build_request_needs_more_than_a_few_shared_words(
         ("用法示例", "Update the usage examples in the README."),
         ("停止服务", "Stop the preview service you started."),
         ("stop the service", "把你起的预览服务停掉"),
+        ("sudo", "pip 装包没权限，我用管理员身份再装一遍？"),
+        ("iOS", "The hero video shows a black box on the iPhone."),
     ],
 )
 def test_a_plain_word_meets_its_translation(data_dir: Path, trigger: str, prompt: str) -> None:
-    """A terse card's Chinese trigger is met by an English prompt word for word, and back."""
+    """A terse card's trigger is met by a prompt that says it in the other language or by
+    another common name (iPhone for iOS), word for word."""
     row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", trigger, prompt)
     assert {e["family"] for e in row["evidence"]} & {"coverage", "concepts"}
-    assert any(trigger == e["detail"] for e in row["evidence"])
+    assert any(trigger.lower() == e["detail"] for e in row["evidence"])
