@@ -1384,39 +1384,45 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
     assert (row["rejection"] == "") is admitted
 
 
-@pytest.mark.parametrize(
-    "prompt",
-    [
-        "Quick recap of the week. The dashboards are live. The cost review is done. "
-        "The thing I need: the export job times out after ten minutes.",
-        "今天事情比较杂。先说下进度：看板已经上线了。成本评审也做完了。然后正事：导出任务跑十分钟就超时。",
-    ],
-    ids=["en", "zh"],
-)
-def test_a_long_prompt_weighs_what_precedes_its_request_as_background(prompt: str) -> None:
-    assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 3 + [1.0]
-
-
-def test_a_focus_cue_in_a_sentence_announcing_background_marks_nothing() -> None:
-    prompt = (
-        "Morning! Quick status before the actual ask. The dashboards are live. "
-        "The cost review is done. OK, the real thing: the export job times out."
-    )
-    assert [s.weight for s in envelope_of(prompt).segments] == [BACKGROUND_WEIGHT] * 4 + [1.0]
+LIGHT = BACKGROUND_WEIGHT
 
 
 @pytest.mark.parametrize(
-    "prompt",
+    ("prompt", "weights"),
     [
-        "The dashboards are live. The cost review with finance slid to next Thursday. "
-        "The export job times out after ten minutes. Can you look at it?",
-        "看板已经上线了。成本评审延后到下周了。导出任务跑十分钟就超时。帮我看一下。",
+        # What precedes the request ("the thing I need", 正事) is background.
+        (
+            "Quick recap of the week. The dashboards are live. The cost review is done. "
+            "The thing I need: the export job times out after ten minutes.",
+            [LIGHT, LIGHT, LIGHT, 1.0],
+        ),
+        (
+            "今天事情比较杂。先说下进度：看板已经上线了。成本评审也做完了。然后正事：导出任务跑十分钟就超时。",
+            [LIGHT, LIGHT, LIGHT, 1.0],
+        ),
+        # A focus cue in a sentence that announces background marks nothing.
+        (
+            "Morning! Quick status before the actual ask. The dashboards are live. "
+            "The cost review is done. OK, the real thing: the export job times out.",
+            [LIGHT, LIGHT, LIGHT, LIGHT, 1.0],
+        ),
+        # A deferred matter ("slid to next Thursday", 延后到下周) is not the task of the prompt.
+        (
+            "The dashboards are live. The cost review with finance slid to next Thursday. "
+            "The export job times out after ten minutes. Can you look at it?",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板已经上线了。成本评审延后到下周了。导出任务跑十分钟就超时。帮我看一下。",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
     ],
-    ids=["en", "zh"],
+    ids=["request-en", "request-zh", "announcing-focus-cue", "deferred-en", "deferred-zh"],
 )
-def test_a_sentence_putting_its_matter_off_is_background(prompt: str) -> None:
-    """A deferred matter ("slid to next Thursday", 延后到下周) is not the task of the prompt."""
-    assert [s.weight for s in envelope_of(prompt).segments] == [1.0, BACKGROUND_WEIGHT, 1.0, 1.0]
+def test_a_long_prompt_weighs_its_background_sentences_light(
+    prompt: str, weights: list[float]
+) -> None:
+    assert [s.weight for s in envelope_of(prompt).segments] == weights
 
 
 @pytest.mark.parametrize(
