@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 from typing import Literal
 
 from ome.analysis import is_han, normalize_text, tokenize
@@ -163,7 +165,7 @@ class Envelope:
     exclusion_spans: tuple[tuple[int, int], ...]
     segments: tuple[Segment, ...]
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
-    windows: tuple[tuple[frozenset[str], float], ...]  # neighbouring segments' terms, weight
+    windows: tuple[tuple[frozenset[str], float], ...]  # terms, weight: sentences, tasks
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
@@ -188,7 +190,11 @@ class Envelope:
 
     def weight_at(self, position: int) -> float:
         """The weight of the segment holding a character position."""
-        return next((s.weight for s in self.segments if s.start <= position < s.end), 1.0)
+        return _weight_at(self.segments, position)
+
+
+def _weight_at(segments: Sequence[Segment], position: int) -> float:
+    return next((s.weight for s in segments if s.start <= position < s.end), 1.0)
 
 
 def detect_language(text: str) -> Language:
@@ -264,6 +270,16 @@ def _numbers_tasks(text: str, vocab: Vocabulary) -> bool:
     return _SECOND_ITEM_RE.search(text, after) is not None or any(
         start >= after for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)
     )
+
+
+def _task_pieces(text: str, vocab: Vocabulary) -> list[tuple[int, int]]:
+    """The (start, end) of each task of a several-task prompt, cut where a word or list marker
+    announces the next one ("..., and also lower the TTL", "顺便", "2)"); none when nothing cuts."""
+    cues = (*vocab.multi_task_cues, *vocab.second_task_markers)
+    cuts = {start for cue in cues for start, _ in find_phrase(text, cue) if start}
+    cuts |= {m.start() for m in _SECOND_ITEM_RE.finditer(text) if m.start()}
+    edges = [0, *sorted(cuts), len(text)]
+    return list(pairwise(edges)) if cuts else []
 
 
 def _opens_with(text: str, cues: tuple[str, ...]) -> bool:
@@ -374,6 +390,16 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     positive.extend(concept_token(c) for c in concept_ids)
     negated -= set(positive)
 
+    def span_terms(start: int, stop: int, leave_out: tuple[tuple[int, int], ...]) -> frozenset[str]:
+        """The terms and concepts of text[start:stop], but those starting in `leave_out`."""
+        terms = {
+            t.term
+            for t in tokenize(original[start:stop])
+            if t.term not in stopwords and not _inside(start + t.start, leave_out)
+        }
+        terms |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
+        return frozenset(terms)
+
     segments: list[Segment] = []
     for match in _SENTENCE_RE.finditer(text):
         start, end = match.span()
@@ -381,14 +407,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             continue
         while start < end:
             stop = min(end, start + SEGMENT_MAX_CHARS)
-            seg_terms = {
-                t.term
-                for t in tokenize(original[start:stop])
-                if t.term not in stopwords and not _inside(start + t.start, exclusions)
-            }
-            seg_terms |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
-            if seg_terms:
-                segments.append(Segment(start, stop, frozenset(seg_terms)))
+            if seg_terms := span_terms(start, stop, exclusions):
+                segments.append(Segment(start, stop, seg_terms))
             start = stop
     segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
     detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
@@ -399,10 +419,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     clauses = []
     bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
-        clause = {t.term for t in tokenize(original[start:stop]) if t.term not in stopwords}
-        clause |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}
-        if clause:
-            clauses.append(frozenset(clause))
+        if clause := span_terms(start, stop, ()):
+            clauses.append(clause)
 
     long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
     counted = len(clauses) > 1 and (
@@ -413,8 +431,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         and not long_prompt
         and any(find_phrase(text, cue) for cue in vocab.multi_task_cues)
     )
-    # In a prompt of several tasks each sentence is also read alone: a task's card is measured
-    # against its own sentence, not diluted by the next task's words.
+    # In a prompt of several tasks each sentence, and each task of one sentence, is also read
+    # alone: a task's card is measured against its own words, not diluted by the next task's.
     spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
     # (start, stop) of each window, once: the last sentence's window is that sentence alone.
     window_bounds = dict.fromkeys(
@@ -455,6 +473,11 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             )
             for start, stop in window_bounds
             if (chosen := segments[start:stop])
+        )
+        + tuple(
+            (terms, _weight_at(segments, start))
+            for start, stop in (_task_pieces(text, vocab) if multi_task else ())
+            if (terms := span_terms(start, stop, exclusions))
         ),
         clauses=tuple(clauses),
         long_prompt=long_prompt,

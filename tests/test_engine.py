@@ -793,14 +793,21 @@ TIMEOUT_AND_CONSUMER_CARDS = {
 }
 
 
-def test_each_task_of_a_prompt_is_measured_against_its_own_sentence(data_dir: Path) -> None:
-    """A first task's card shares as much with its sentence as when the sentence stands alone:
-    the second task's words do not dilute it."""
+@pytest.mark.parametrize(
+    "template",
+    ["First, {first}. Second, {second}.", "{first}, and also {second}."],
+    ids=["two-sentences", "one-sentence"],
+)
+def test_each_task_of_a_prompt_is_measured_against_its_own_words(
+    data_dir: Path, template: str
+) -> None:
+    """A first task's card shares as much with its sentence, or its part of one sentence, as when
+    it stands alone: the second task's words do not dilute it."""
     write_library(data_dir, TIMEOUT_AND_CONSUMER_CARDS)
-    first = "the checkout call to the shipping API hangs forever sometimes."
-    second = "the Kafka consumer charges the card twice when a message is redelivered."
-    alone = explain(data_dir, first.capitalize())["diagnostics"]["candidates"]
-    doc = explain(data_dir, f"First, {first} Second, {second}")
+    first = "the checkout call to the shipping API hangs forever sometimes"
+    second = "the Kafka consumer charges the card twice when a message is redelivered"
+    alone = explain(data_dir, first.capitalize() + ".")["diagnostics"]["candidates"]
+    doc = explain(data_dir, template.format(first=first, second=second).capitalize())
     both = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
     assert doc["envelope"]["multi_task"]
     assert [m["id"] for m in doc["matches"]] == ["idempotent-consumer", "http-timeouts"]
