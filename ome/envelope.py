@@ -16,7 +16,7 @@ from itertools import pairwise
 from typing import Literal
 
 from ome.analysis import is_han, normalize_text, tokenize
-from ome.concepts import ConceptMatcher, concept_token
+from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
 Language = Literal["en", "zh", "mixed", "none"]
@@ -384,7 +384,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             negated.add(token.term)
         else:
             positive.append(token.term)
-    all_hits = matcher.find(text)
+    # A concept the prompt names brings the concepts it is a kind of, at the same place.
+    found = matcher.find(text)
+    widened = {
+        ConceptHit(b, h.start, h.end) for h in found for b in vocab.broader.get(h.concept, ())
+    }
+    all_hits = sorted({*found, *widened}, key=lambda h: (h.start, h.concept, h.end))
     concept_hits = [h for h in all_hits if not _inside(h.start, exclusions)]
     concept_ids = tuple(sorted({h.concept for h in concept_hits}))
     positive.extend(concept_token(c) for c in concept_ids)

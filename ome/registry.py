@@ -84,7 +84,7 @@ CUE_KEYS = (
 TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts", "han_infixes"})
-CONCEPT_KEYS = frozenset({"id", "terms"})
+CONCEPT_KEYS = frozenset({"id", "terms", "broader"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -533,6 +533,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     if not isinstance(raw, list):
         raise check.fail("`concepts` must be a list of {id, terms}")
     concepts: dict[str, list[str]] = {}
+    broader: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     for item in raw:
         concept_id = item.get("id") if isinstance(item, Mapping) else None
@@ -553,7 +554,44 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
                 )
             owner[term] = concept_id
         concepts[concept_id] = list(terms)
-    return [{"id": key, "terms": concepts[key]} for key in sorted(concepts)]
+        broader[concept_id] = list(item_check.strings(entry.get("broader", []), "`broader`"))
+    closure = _broader_closure(path, broader)
+    return [
+        {"id": key, "terms": concepts[key], **({"broader": closure[key]} if closure[key] else {})}
+        for key in sorted(concepts)
+    ]
+
+
+def _broader_closure(path: Path, broader: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """Each concept's broader concepts, theirs too, sorted: a private key is a secret, and what
+    a secret is, so is a private key. A link to an unknown id, or a loop, is an error."""
+    import difflib
+
+    known = sorted(broader)
+    for concept_id, targets in broader.items():
+        for target in targets:
+            if target not in broader:
+                near = difflib.get_close_matches(target, known, n=3, cutoff=0.6)
+                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                raise _Checker(path, f"concept {concept_id!r}").fail(
+                    f"`broader` names unknown concept {target!r}{hint}; use a concept id"
+                )
+    closure: dict[str, list[str]] = {}
+    for concept_id in known:
+        seen: set[str] = set()
+        stack = list(broader[concept_id])
+        while stack:
+            target = stack.pop()
+            if target == concept_id:
+                raise _Checker(path, f"concept {concept_id!r}").fail(
+                    "`broader` leads back to the concept itself; a concept broader than "
+                    "itself is a synonym: merge the two concepts"
+                )
+            if target not in seen:
+                seen.add(target)
+                stack.extend(broader[target])
+        closure[concept_id] = sorted(seen)
+    return closure
 
 
 def _read_han_infixes(path: Path, body: Mapping[str, Any]) -> list[str]:

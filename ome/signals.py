@@ -92,6 +92,10 @@ class Concept:
 
     id: str
     terms: tuple[str, ...]
+    # Concepts this one is a kind of, theirs included (a private key is a secret): a prompt
+    # naming it names them too. Cards are not widened: a card about private keys is not
+    # about every secret.
+    broader: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,11 +131,15 @@ class Vocabulary:
     # Negation and exclusion cues together: what follows either is absent from what an
     # ignore_when phrase asserts ("tables without a primary key").
     absence_cues: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    # Concept id -> its broader concepts, for those that have some (see Concept.broader).
+    broader: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stopwords", self.stopwords_en | self.stopwords_zh)
         cues = dict.fromkeys(self.negation_cues + self.exclusion_cues)
         object.__setattr__(self, "absence_cues", tuple(cues))
+        broader = {c.id: c.broader for c in self.concepts if c.broader}
+        object.__setattr__(self, "broader", broader)
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
@@ -580,7 +588,9 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         surfaces=_labelled(data.get("surfaces")),
         operations=_labelled(data.get("operations")),
         concepts=tuple(
-            Concept(id=item["id"], terms=_strings(item["terms"]))
+            Concept(
+                id=item["id"], terms=_strings(item["terms"]), broader=_strings(item.get("broader"))
+            )
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),
         han_infixes=_strings(data.get("han_infixes")),

@@ -1050,12 +1050,12 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
         data_dir,
         {
             "sso-clock-skew": plain_card(
-                "SAML 登录失败先查时钟偏差",
+                "SAML 断言失效先查时钟偏差",
                 "SAML 断言带有效期，服务器时钟不准时 IdP 签发的断言会被判定为尚未生效或已过期；"
                 "先检查各节点 NTP 同步，再看负载均衡后面哪几台机器的时间漂移最大，必要时给校验"
                 "加上几十秒的容差，并在监控里加一条时钟偏移告警，排查时记录每台机器的时间。",
                 ["SAML", "时钟偏差", "NotBefore"],
-                "auth",
+                "identity",
                 ["SAML", "时钟偏差", "NotBefore"],
             ),
             "cache-on-write": plain_card(
@@ -1105,7 +1105,7 @@ SECOND_TASK_CARDS = {
         "Every user-visible change gets a changelog line",
         "Keep the changelog current: each user-visible change adds a line under Unreleased.",
         ["changelog"],
-        "docs",
+        "housekeeping",
         ["a user-visible change ships"],
     ),
     "restore-drill": plain_card(
@@ -1306,14 +1306,14 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
     card = way_back_card("The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire")
     other = {
         "title": "Paint the widget",
-        "summary": "A blue green orange purple widget dashboard wobbles at dawn.",
+        "summary": "A teal amber orange purple widget dashboard wobbles at dawn.",
         "criteria": {"use_when": ["painting"], "ignore_when": []},
         "recall": {"triggers": ["paint"]},
     }
     write_library(data_dir, {"lone": card, "other": other})
-    prompt = "Tune the zorbic quintal for the blue green orange purple widget dashboard. Gizmo."
+    prompt = "Tune the zorbic quintal for the teal amber orange purple widget dashboard. Gizmo."
     rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
-    assert [e["detail"] for e in rows["lone"]["evidence"]] == ["3 units, cosine 0.25"]
+    assert [e["detail"] for e in rows["lone"]["evidence"]] == ["3 units, cosine 0.26"]
     assert rows["lone"]["rejection"] == ""
 
 
@@ -1579,3 +1579,53 @@ def test_a_plain_word_meets_its_translation(data_dir: Path, trigger: str, prompt
     row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", trigger, prompt)
     assert {e["family"] for e in row["evidence"]} & {"coverage", "concepts"}
     assert any(trigger.lower() == e["detail"] for e in row["evidence"])
+
+
+SECRET_CARDS = {
+    "secrets-out-of-code": plain_card(
+        "Keep secrets out of code",
+        "Read them from the environment; rotate one that reached the repository.",
+        ["secret"],
+        "housekeeping",
+        ["a secret in source"],
+    ),
+    "private-key-storage": plain_card(
+        "Store private keys in the key vault",
+        "Signing material lives in the vault, never on a laptop.",
+        ["private key"],
+        "housekeeping",
+        ["a private key on disk"],
+    ),
+}
+
+
+def candidate_rows(library: Path, prompt: str) -> dict[str, dict[str, Any]]:
+    return {c["id"]: c for c in explain(library, prompt)["diagnostics"]["candidates"]}
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["I pasted the deploy private key into config.js", "把部署用的私钥直接写进 config.js 了"],
+    ids=["en", "zh"],
+)
+def test_a_prompt_naming_a_kind_of_thing_meets_the_general_word(
+    data_dir: Path, prompt: str
+) -> None:
+    """The lexicon says a private key is a kind of secret: a prompt naming one meets a card's
+    phrase in the general word, through the concept."""
+    write_library(data_dir, SECRET_CARDS)
+    assert {"private_key", "secret"} <= set(envelope_of(prompt).concepts)
+    evidence = candidate_rows(data_dir, prompt)["secrets-out-of-code"]["evidence"]
+    assert {"family": "concepts", "detail": "secret"} in [
+        {k: e[k] for k in ("family", "detail")} for e in evidence
+    ]
+
+
+def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
+    """A prompt about secrets is not about private keys: the link goes one way."""
+    write_library(data_dir, SECRET_CARDS)
+    prompt = "Where should the secrets for the deploy job live?"
+    assert "private_key" not in envelope_of(prompt).concepts
+    rows = candidate_rows(data_dir, prompt)
+    assert rows["private-key-storage"]["evidence"] == []
+    assert recall_ids(data_dir, prompt) == ["secrets-out-of-code"]

@@ -281,6 +281,49 @@ def test_lexicon_terms_belong_to_one_concept(tmp_path: Path) -> None:
         compile_registry([], vocabulary)
 
 
+@pytest.mark.parametrize(
+    ("concepts", "error"),
+    [
+        (
+            "  - {id: a, terms: [undo, 撤销], broader: [zz]}\n",
+            "`broader` names unknown concept 'zz'",
+        ),
+        ("  - {id: a, terms: [undo, 撤销], broader: [a]}\n", "leads back to the concept itself"),
+        (
+            "  - {id: a, terms: [undo, 撤销], broader: [b]}\n"
+            "  - {id: b, terms: [revert, 回退], broader: [a]}\n",
+            "leads back to the concept itself",
+        ),
+    ],
+    ids=["unknown", "itself", "loop"],
+)
+def test_broader_links_name_known_concepts_without_loops(
+    tmp_path: Path, concepts: str, error: str
+) -> None:
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(vocabulary / "lexicon.yaml", "concepts:\n" + concepts)
+    with pytest.raises(RegistryError, match=error):
+        compile_registry([], vocabulary)
+
+
+def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
+    """A kind of a kind of a thing is a kind of that thing; a concept without links has none."""
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(
+        vocabulary / "lexicon.yaml",
+        "concepts:\n"
+        "  - {id: rsa_key, terms: [rsa key, rsa 密钥], broader: [private_key]}\n"
+        "  - {id: private_key, terms: [private key, 私钥], broader: [secret]}\n"
+        "  - {id: secret, terms: [secret, 机密]}\n",
+    )
+    concepts = {c["id"]: c for c in compile_registry([], vocabulary)["vocabulary"]["concepts"]}
+    assert concepts["rsa_key"]["broader"] == ["private_key", "secret"]
+    assert concepts["private_key"]["broader"] == ["secret"]
+    assert "broader" not in concepts["secret"]
+
+
 @pytest.mark.parametrize("infix", ["ab", "a", "了了"])
 def test_han_infixes_are_single_han_characters(tmp_path: Path, infix: str) -> None:
     vocabulary = tmp_path / "vocabulary"
