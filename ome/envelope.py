@@ -166,6 +166,7 @@ class Envelope:
     segments: tuple[Segment, ...]
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
     windows: tuple[tuple[frozenset[str], float], ...]  # terms, weight: sentences, tasks
+    implied: frozenset[str]  # concept tokens only implied: what a named concept is a kind of
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
@@ -390,6 +391,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         ConceptHit(b, h.start, h.end) for h in found for b in vocab.broader.get(h.concept, ())
     }
     all_hits = sorted({*found, *widened}, key=lambda h: (h.start, h.concept, h.end))
+    implied = frozenset(concept_token(h.concept) for h in widened) - {
+        concept_token(h.concept) for h in found
+    }
     concept_hits = [h for h in all_hits if not _inside(h.start, exclusions)]
     concept_ids = tuple(sorted({h.concept for h in concept_hits}))
     positive.extend(concept_token(c) for c in concept_ids)
@@ -484,6 +488,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             for start, stop in (_task_pieces(text, vocab) if multi_task else ())
             if (terms := span_terms(start, stop, exclusions))
         ),
+        implied=implied,
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=multi_task,

@@ -443,6 +443,10 @@ def assess_card(
         )
         if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
+    # A one-concept phrase met only through a concept the prompt implies ("private key" implies
+    # "secret") is evidence, but not a phrase of the card's own said in the prompt.
+    implied = best[1] == "concepts" and best[2] is not None and set(best[2].units) <= env.implied
+    own_phrases = PHRASE_FAMILIES - {"concepts"} if implied else PHRASE_FAMILIES
     if not rejection:
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
@@ -456,7 +460,7 @@ def assess_card(
         elif (
             env.build_request
             and not strong
-            and not solid & PHRASE_FAMILIES
+            and not solid & own_phrases
             and not close
             and not env.multi_task
             and "debug" not in env.intent_modes

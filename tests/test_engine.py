@@ -1629,3 +1629,26 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
     rows = candidate_rows(data_dir, prompt)
     assert rows["private-key-storage"]["evidence"] == []
     assert recall_ids(data_dir, prompt) == ["secrets-out-of-code"]
+
+
+def test_a_build_request_does_not_take_a_card_on_an_implied_concept_alone(data_dir: Path) -> None:
+    """ "Write a script ..." joins a card on a phrase of its own; "private key" implies the card's
+    "secret", which is evidence, not the card's phrase said. Told as a situation, the same
+    matter still finds the card."""
+    card = plain_card(
+        "Keep secrets out of code",
+        "A secret pasted into source code or a config file reaches every clone of the "
+        "repository: read it from the environment at startup, rotate one that leaked, purge it "
+        "from history and tell the owners of every service that used it. Note the incident in "
+        "the weekly security review, with a timeline and a follow-up owner.",
+        ["secret"],
+        "housekeeping",
+        ["a secret in source code"],
+    )
+    write_library(data_dir, {**CARDS, "secrets-out-of-code": card})
+    build = "Write a script that copies the deploy private key into every clone of the mobile app."
+    row = candidate_rows(data_dir, build)["secrets-out-of-code"]
+    assert {e["family"] for e in row["evidence"]} == {"concepts", "overlap"}
+    assert row["rejection"] == "build_request_without_anchor"
+    told = "The deploy script copies the private key into every clone of the mobile app."
+    assert "secrets-out-of-code" in recall_ids(data_dir, told)
