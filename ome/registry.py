@@ -562,17 +562,22 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _did_you_mean(name: str, known: Sequence[str], cutoff: float) -> str:
+    """A hint naming the known ids closest to an unknown one ("did you mean ...?"), or ""."""
+    import difflib
+
+    near = difflib.get_close_matches(name, known, n=3, cutoff=cutoff)
+    return f" (did you mean {', '.join(near)}?)" if near else ""
+
+
 def _broader_closure(path: Path, broader: Mapping[str, list[str]]) -> dict[str, list[str]]:
     """Each concept's broader concepts, theirs too, sorted: a private key is a secret, and what
     a secret is, so is a private key. A link to an unknown id, or a loop, is an error."""
-    import difflib
-
     known = sorted(broader)
     for concept_id, targets in broader.items():
         for target in targets:
             if target not in broader:
-                near = difflib.get_close_matches(target, known, n=3, cutoff=0.6)
-                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                hint = _did_you_mean(target, known, 0.6)
                 raise _Checker(path, f"concept {concept_id!r}").fail(
                     f"`broader` names unknown concept {target!r}{hint}; use a concept id"
                 )
@@ -660,16 +665,13 @@ def render_registry(data: Mapping[str, Any]) -> bytes:
 def _check_references(
     signals: Mapping[str, dict[str, Any]], origin: Mapping[str, Path], concepts: frozenset[str]
 ) -> None:
-    import difflib
-
     known = sorted(signals)
     for signal_id in known:
         signal = signals[signal_id]
         for key in ("suppresses", "targets"):
             for other in signal[key]:
                 if other not in signals:
-                    near = difflib.get_close_matches(other, known, n=3, cutoff=0.5)
-                    hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                    hint = _did_you_mean(other, known, 0.5)
                     raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
                         f"`{key}` names unknown signal {other!r}{hint}; use a registered id"
                     )
@@ -679,8 +681,7 @@ def _check_references(
                     )
         for concept in signal.get("concepts", ()):
             if concept not in concepts:
-                near = difflib.get_close_matches(concept, sorted(concepts), n=3, cutoff=0.6)
-                hint = f" (did you mean {', '.join(near)}?)" if near else ""
+                hint = _did_you_mean(concept, sorted(concepts), 0.6)
                 raise _Checker(origin[signal_id], f"signal {signal_id!r}").fail(
                     f"`patterns.concepts` names unknown concept {concept!r}{hint}; use an id "
                     "from signals/vocabulary/lexicon.yaml"

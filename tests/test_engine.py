@@ -112,6 +112,11 @@ def explain(library: Path, prompt: str) -> dict[str, Any]:
     return result_json(match_prompt(workspace, prompt, recall_options(workspace)), explain=True)
 
 
+def candidate_rows(library: Path, prompt: str) -> dict[str, dict[str, Any]]:
+    """Every candidate's explain row for a prompt, by card id."""
+    return {c["id"]: c for c in explain(library, prompt)["diagnostics"]["candidates"]}
+
+
 def envelope_of(prompt: str) -> Envelope:
     """The task envelope of a prompt under the bundled registry."""
     registry = load_registry()
@@ -387,7 +392,7 @@ def test_an_ignore_phrase_in_other_words_rejects_a_one_sentence_prompt(
     data_dir: Path, prompt: str, rejection: str
 ) -> None:
     write_library(data_dir, {"retry-budget": RETRY_CARD})
-    row = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    row = candidate_rows(data_dir, prompt)
     assert row["retry-budget"]["rejection"] == rejection
     assert row["retry-budget"]["penalty"] > 0
     failed = [g["detail"] for g in row["retry-budget"]["gates"] if not g["passed"]]
@@ -408,7 +413,7 @@ def test_a_prompt_holding_what_an_ignore_phrase_names_as_absent_does_not_meet_it
     }
     write_library(data_dir, {"path-filters": card})
     prompt = "Add path filters to our release workflow, which is a required check"
-    row = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    row = candidate_rows(data_dir, prompt)
     assert row["path-filters"]["rejection"] == ""
     assert row["path-filters"]["penalty"] == 0
 
@@ -492,7 +497,7 @@ def test_a_phrase_met_unanchored_and_its_own_words_in_the_description_are_one_fa
     data_dir: Path, card: str, prompt: str, family: str, rejection: str
 ) -> None:
     write_library(data_dir, {**ECHO_CARDS, "cache-invalidation": CACHE_WRITE_CARD})
-    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    rows = candidate_rows(data_dir, prompt)
     row = rows[card]
     assert {e["family"] for e in row["evidence"]} == {family, "overlap"}
     assert row["rejection"] == rejection
@@ -523,7 +528,7 @@ def test_a_signal_fired_by_the_word_that_met_a_concept_phrase_is_not_a_second_fa
     data_dir: Path, prompt: str, rejection: str
 ) -> None:
     write_library(data_dir, {**ECHO_CARDS, "schema-steps": MIGRATION_CARD})
-    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    rows = candidate_rows(data_dir, prompt)
     row = rows["schema-steps"]
     details = {e["family"]: e["detail"] for e in row["evidence"]}
     assert details["concepts"] == "alembic migration"
@@ -590,7 +595,7 @@ def test_a_description_that_only_echoes_the_matched_phrase_does_not_admit_alone(
     note: str,
 ) -> None:
     write_library(data_dir, {**ECHO_CARDS, "demo-rehearsal": DEMO_CARD, "cutover-warmup": card})
-    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    rows = candidate_rows(data_dir, prompt)
     row = rows["cutover-warmup"]
     assert [e["family"] for e in row["evidence"]] == families
     assert row["rejection"] == rejection
@@ -1312,7 +1317,7 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
     }
     write_library(data_dir, {"lone": card, "other": other})
     prompt = "Tune the zorbic quintal for the teal amber orange purple widget dashboard. Gizmo."
-    rows = {c["id"]: c for c in explain(data_dir, prompt)["diagnostics"]["candidates"]}
+    rows = candidate_rows(data_dir, prompt)
     assert [e["detail"] for e in rows["lone"]["evidence"]] == ["3 units, cosine 0.26"]
     assert rows["lone"]["rejection"] == ""
 
@@ -1597,10 +1602,6 @@ SECRET_CARDS = {
         ["a private key on disk"],
     ),
 }
-
-
-def candidate_rows(library: Path, prompt: str) -> dict[str, dict[str, Any]]:
-    return {c["id"]: c for c in explain(library, prompt)["diagnostics"]["candidates"]}
 
 
 @pytest.mark.parametrize(
