@@ -324,18 +324,21 @@ def _weigh_background(
     return weighed
 
 
-def _weigh_settled(
+def _weigh_marked(
     text: str,
     segments: list[Segment],
     cues: tuple[str, ...],
     breaks: tuple[str, ...],
     failures: list[int],
+    weight: float,
 ) -> list[Segment]:
-    """Lower the sentences that call their matter settled ("that part's fine", "已经没问题了"):
-    the prompt is about what is still wrong. A sentence that goes on past a break after its cue
-    ("that part's fine, but the retries double-charge") or tells a failure (`failures`: where
-    debugging words start, "the import crashes on Linux, I checked twice") is not settled, and
-    a prompt whose every sentence is settled keeps them all."""
+    """Lower to `weight` the sentences holding one of `cues`: a sentence calling its matter
+    settled ("that part's fine", "已经没问题了") or reporting work done or in other hands ("the
+    Grafana revamp is basically done", 脱敏也做了). The prompt is about what is still to do. A
+    sentence that goes on past a break after its cue ("that part's fine, but the retries
+    double-charge") or tells a failure (`failures`: where debugging words start, "the import
+    crashes on Linux, I checked twice") is not lowered, and a prompt whose every sentence holds
+    a cue keeps them all."""
     if len(segments) < 2:
         return segments
     marked = sorted(start for cue in cues for start, _ in find_phrase(text, cue))
@@ -343,7 +346,7 @@ def _weigh_settled(
         return segments
     turns = [start for word in breaks for start, _ in find_phrase(text, word)]
 
-    def settled(segment: Segment) -> bool:
+    def lowered(segment: Segment) -> bool:
         cue = next((p for p in marked if segment.start <= p < segment.end), None)
         return (
             cue is not None
@@ -351,12 +354,12 @@ def _weigh_settled(
             and not any(segment.start <= p < segment.end for p in failures)
         )
 
-    flags = [settled(s) for s in segments]
+    flags = [lowered(s) for s in segments]
     if all(flags) or not any(flags):
         return segments
     return [
-        Segment(s.start, s.end, s.terms, min(s.weight, SETTLED_WEIGHT)) if done else s
-        for s, done in zip(segments, flags, strict=True)
+        Segment(s.start, s.end, s.terms, min(s.weight, weight)) if low else s
+        for s, low in zip(segments, flags, strict=True)
     ]
 
 
@@ -424,14 +427,21 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     failures = [
         start for hit in detection.hits if hit.intent == "debug" for start, _ in hit.mentions
     ]
-    segments = _weigh_settled(text, segments, vocab.settled_cues, vocab.clause_breaks, failures)
+    breaks = vocab.clause_breaks
+    segments = _weigh_marked(text, segments, vocab.settled_cues, breaks, failures, SETTLED_WEIGHT)
+    long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
+    if long_prompt:
+        # A status update around the request ("billing is merged, Tom is on the flaky test")
+        # is background, wherever it stands.
+        segments = _weigh_marked(
+            text, segments, vocab.status_cues, breaks, failures, BACKGROUND_WEIGHT
+        )
     clauses = []
     bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
         if clause := span_terms(start, stop, ()):
             clauses.append(clause)
 
-    long_prompt = len(segments) >= LONG_PROMPT_SEGMENTS and len(text) >= LONG_PROMPT_CHARS
     counted = len(clauses) > 1 and (
         _numbers_tasks(text, vocab) or patterns.task_count.search(text) is not None
     )

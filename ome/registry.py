@@ -72,6 +72,7 @@ CUE_KEYS = (
     "focus_cues",
     "background_cues",
     "settled_cues",
+    "status_cues",
     "build_cues",
     "multi_task_cues",
     "task_count_cues",

@@ -1428,8 +1428,42 @@ LIGHT = BACKGROUND_WEIGHT
             "看板已经上线了。成本评审延后到下周了。导出任务跑十分钟就超时。帮我看一下。",
             [1.0, LIGHT, 1.0, 1.0],
         ),
+        # A status update (work done, or in someone else's hands) is background wherever it
+        # stands in a long prompt ...
+        (
+            "Notes from standup today. The billing export is merged and deployed. Tom is still "
+            "chasing the login ticket with support. The import job runs out of memory on the "
+            "March file. Can you look at it?",
+            [1.0, LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "周五下午记一下这周的情况，顺便提一个需求，内容有点多，大家见谅，我尽量写清楚一些。"
+            "用户数据导出那块的脱敏也做了，法务那边也确认过，没有别的意见。支付回调的重试问题"
+            "他们自己处理，我们这边不用跟进。然后现在导入任务在处理三月份那个大文件的时候会内存溢出，"
+            "日志里只有一行 Killed，别的什么都没有。帮我看一下应该怎么改，最好今天能给个方案。",
+            [1.0, LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        # ... but not a sentence that goes on past a break, or tells a failure.
+        (
+            "Notes from standup today. The billing export is merged, but the totals are off. "
+            "The new importer is deployed and crashes on every March file. The dashboards are "
+            "live. Can you look at the totals?",
+            [1.0, 1.0, 1.0, LIGHT, 1.0],
+        ),
+        # A short prompt has no status around a request: "is merged" may be the matter itself.
+        ("The branch with the key in it is merged. How do we purge the key?", [1.0, 1.0]),
     ],
-    ids=["request-en", "request-zh", "announcing-focus-cue", "deferred-en", "deferred-zh"],
+    ids=[
+        "request-en",
+        "request-zh",
+        "announcing-focus-cue",
+        "deferred-en",
+        "deferred-zh",
+        "status-en",
+        "status-zh",
+        "status-break-or-failure",
+        "status-short-prompt",
+    ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
     prompt: str, weights: list[float]
@@ -1519,6 +1553,21 @@ def test_a_look_alike_the_prompt_calls_settled_is_not_returned(data_dir: Path) -
     done = "Every log line carries a request id so one request can be followed"
     assert recall_ids(data_dir, f"{done}. {ask}") == ["log-request-id", "log-structured-fields"]
     assert recall_ids(data_dir, f"{done}, that part's fine. {ask}") == ["log-structured-fields"]
+
+
+def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -> None:
+    write_library(data_dir, LOG_CARDS)
+    ask = (
+        "We cannot chart failures per provider: the provider is only inside the message text."
+        " Can you change how we log it?"
+    )
+    status = "Every log line carries a request id so one request can be followed"
+    opening = "Notes from the week, then one request. The on-call rota for next month is drafted."
+    # Read as one task among background, the prompt goes to the card its status sentence names.
+    assert recall_ids(data_dir, f"{opening} {status}. {ask}") == ["log-request-id"]
+    assert recall_ids(data_dir, f"{opening} {status}, and that work is merged. {ask}") == [
+        "log-structured-fields"
+    ]
 
 
 @pytest.mark.parametrize(
