@@ -1487,6 +1487,38 @@ def test_a_dot_inside_a_token_ends_no_sentence(prompt: str, count: int) -> None:
     assert len(envelope_of(prompt).segments) == count
 
 
+@pytest.mark.parametrize(
+    ("prompt", "weights", "long"),
+    [
+        # Chinese joins a whole status update into one sentence: three sentences are long.
+        (
+            "先说下进度：看板已经上线了，日志脱敏也做完了，值班表也发到群里了，成本评审那边财务还在看，"
+            "暂时不用管。现在的问题是这个：合作方调用创建付款的接口超时以后会自动重试，上周有两个客户"
+            "被扣了两次钱，客服已经手动退款了。我想在接口层面根治这个问题，你先出一个设计方案，"
+            "改动放在 services/payments 下面。",
+            [LIGHT, 1.0, 1.0],
+            True,
+        ),
+        # Three English sentences are not: they may chain three tasks.
+        (
+            "Quick status first: the dashboards are live, log redaction is finished and the rota "
+            "is out. The problem is this: partners retry the create-payment call after a timeout "
+            "and two customers were charged twice. Please propose a design to fix it at the API "
+            "layer.",
+            [1.0, 1.0, 1.0],
+            False,
+        ),
+    ],
+    ids=["zh", "en"],
+)
+def test_a_chinese_prompt_of_three_sentences_is_long(
+    prompt: str, weights: list[float], long: bool
+) -> None:
+    env = envelope_of(prompt)
+    assert [s.weight for s in env.segments] == weights
+    assert env.long_prompt is long
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
