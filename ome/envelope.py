@@ -337,12 +337,12 @@ def _weigh_marked(
     weight: float,
 ) -> list[Segment]:
     """Lower to `weight` the sentences holding one of `cues`: a sentence calling its matter
-    settled ("that part's fine", "已经没问题了") or reporting work done or in other hands ("the
-    Grafana revamp is basically done", 脱敏也做了). The prompt is about what is still to do. A
-    sentence that goes on past a break after its cue ("that part's fine, but the retries
-    double-charge") or tells a failure (`failures`: where debugging words start, "the import
-    crashes on Linux, I checked twice") is not lowered, and a prompt whose every sentence holds
-    a cue keeps them all."""
+    settled ("that part's fine", "已经没问题了"), reporting work done ("the Grafana revamp is
+    basically done", 脱敏也做了) or in other hands ("Jonas is on it"). The prompt is about what
+    is still to do. A sentence that goes on past a break after its cue ("that part's fine, but
+    the retries double-charge") or tells a failure (`failures`: where debugging words start,
+    "the import crashes on Linux, I checked twice") is not lowered, and a prompt whose every
+    sentence holds a cue keeps them all."""
     if len(segments) < 2:
         return segments
     marked = sorted(start for cue in cues for start, _ in find_phrase(text, cue))
@@ -438,11 +438,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     segments = _weigh_marked(text, segments, vocab.settled_cues, breaks, failures, SETTLED_WEIGHT)
     long_prompt = len(segments) >= least and len(text) >= LONG_PROMPT_CHARS
     if long_prompt:
-        # A status update around the request ("billing is merged, Tom is on the flaky test")
-        # is background, wherever it stands.
+        # A status update around the request ("billing is merged", "Jonas is on it") is
+        # background, wherever it stands; a failure in other hands is theirs, not the prompt's.
         segments = _weigh_marked(
             text, segments, vocab.status_cues, breaks, failures, BACKGROUND_WEIGHT
         )
+        segments = _weigh_marked(text, segments, vocab.handoff_cues, breaks, [], BACKGROUND_WEIGHT)
     clauses = []
     bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):

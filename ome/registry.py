@@ -73,6 +73,7 @@ CUE_KEYS = (
     "background_cues",
     "settled_cues",
     "status_cues",
+    "handoff_cues",
     "build_cues",
     "multi_task_cues",
     "task_count_cues",

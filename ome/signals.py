@@ -110,7 +110,8 @@ class Vocabulary:
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
     settled_cues: tuple[str, ...]  # words saying a sentence's matter is done ("that part's fine")
-    status_cues: tuple[str, ...]  # words reporting work done or in other hands ("is merged")
+    status_cues: tuple[str, ...]  # words reporting work done ("is merged", 已经上线)
+    handoff_cues: tuple[str, ...]  # words putting a matter in other hands ("Jonas is on it")
     build_cues: tuple[str, ...]  # a prompt opening with one asks for new code ("write", "rename")
     multi_task_cues: tuple[str, ...]  # words announcing several tasks ("and then", 另外)
     task_count_cues: tuple[str, ...]  # words counting them ("two things", 两件事)
@@ -576,6 +577,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         background_cues=_cues(data, "background_cues"),
         settled_cues=_cues(data, "settled_cues"),
         status_cues=_cues(data, "status_cues"),
+        handoff_cues=_cues(data, "handoff_cues"),
         build_cues=_cues(data, "build_cues"),
         multi_task_cues=_cues(data, "multi_task_cues"),
         task_count_cues=_cues(data, "task_count_cues"),

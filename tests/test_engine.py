@@ -1450,6 +1450,13 @@ LIGHT = BACKGROUND_WEIGHT
             "live. Can you look at the totals?",
             [1.0, 1.0, 1.0, LIGHT, 1.0],
         ),
+        # A failure in other hands is theirs: the sentence is background all the same.
+        (
+            "Notes from standup today. One snapshot test is flaky but Jonas is on it. The "
+            "import job runs out of memory on the March file and nobody knows why. Can you "
+            "look at it?",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
         # A short prompt has no status around a request: "is merged" may be the matter itself.
         ("The branch with the key in it is merged. How do we purge the key?", [1.0, 1.0]),
     ],
@@ -1462,6 +1469,7 @@ LIGHT = BACKGROUND_WEIGHT
         "status-en",
         "status-zh",
         "status-break-or-failure",
+        "handoff-with-failure",
         "status-short-prompt",
     ],
 )
