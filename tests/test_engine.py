@@ -1428,6 +1428,12 @@ LIGHT = BACKGROUND_WEIGHT
             "看板已经上线了。成本评审延后到下周了。导出任务跑十分钟就超时。帮我看一下。",
             [1.0, LIGHT, 1.0, 1.0],
         ),
+        (
+            "Notes from the planning call today. The bucket cleanup is parked until next "
+            "quarter. The import job runs out of memory on the March file and nobody knows why. "
+            "Can you look at it?",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
         # A status update (work done, or in someone else's hands) is background wherever it
         # stands in a long prompt ...
         (
@@ -1466,6 +1472,7 @@ LIGHT = BACKGROUND_WEIGHT
         "announcing-focus-cue",
         "deferred-en",
         "deferred-zh",
+        "parked",
         "status-en",
         "status-zh",
         "status-break-or-failure",
