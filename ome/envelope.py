@@ -450,8 +450,14 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         if clause := span_terms(start, stop, ()):
             clauses.append(clause)
 
+    # A count in a background sentence ("we had the review and a few things came up: ...")
+    # counts that meeting's matters, not the prompt's tasks.
     counted = len(clauses) > 1 and (
-        _numbers_tasks(text, vocab) or patterns.task_count.search(text) is not None
+        _numbers_tasks(text, vocab)
+        or any(
+            _weight_at(segments, m.start()) > BACKGROUND_WEIGHT
+            for m in patterns.task_count.finditer(text)
+        )
     )
     multi_task = counted or (
         len(clauses) > 1

@@ -774,6 +774,31 @@ def test_a_prompt_says_when_it_counts_two_tasks(prompt: str, two_tasks: bool) ->
     assert envelope_of(prompt).two_tasks is two_tasks
 
 
+@pytest.mark.parametrize(
+    ("prompt", "multi_task"),
+    [
+        (
+            "Two things for today. The import job runs out of memory on the March file and "
+            "nobody knows why. Also the export drops the header row on every run. Can you fix "
+            "both?",
+            True,
+        ),
+        # The count sits in a background sentence: it counts the meeting's matters.
+        (
+            "Notes from the quarterly review: a few things came up, each a separate ticket. The "
+            "import job runs out of memory on the March file and nobody knows why. Also the "
+            "logs are noisy. Can you look at the import?",
+            False,
+        ),
+    ],
+    ids=["counted-in-the-request", "counted-in-background"],
+)
+def test_a_count_in_a_background_sentence_counts_no_tasks(prompt: str, multi_task: bool) -> None:
+    env = envelope_of(prompt)
+    assert env.long_prompt
+    assert env.multi_task is multi_task
+
+
 TIMEOUT_AND_CONSUMER_CARDS = {
     "http-timeouts": {
         "title": "Set timeouts on outbound HTTP calls",
