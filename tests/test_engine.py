@@ -1454,6 +1454,12 @@ LIGHT = BACKGROUND_WEIGHT
             [1.0, LIGHT, 1.0, 1.0],
         ),
         (
+            "Notes from the planning call. We moved the service to Java 17 and finance signed "
+            "off on the report, so none of that is blocking. The import job runs out of memory "
+            "on the March file. Can you look at it?",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
+        (
             "Notes from the planning call today. The bucket cleanup is parked until next "
             "quarter. The import job runs out of memory on the March file and nobody knows why. "
             "Can you look at it?",
@@ -1497,6 +1503,7 @@ LIGHT = BACKGROUND_WEIGHT
         "announcing-focus-cue",
         "deferred-en",
         "deferred-zh",
+        "not-blocking",
         "parked",
         "status-en",
         "status-zh",
@@ -1592,10 +1599,23 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
             "The file names are all correct, I checked. The import crashes on Linux.",
             [SETTLED_WEIGHT, 1.0],
         ),
+        (
+            "The widget still posts to the old endpoint, but that's fine for now. "
+            "The export drops its header row.",
+            [SETTLED_WEIGHT, 1.0],
+        ),
         # A sentence telling a failure is not settled, whatever else it says.
         ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
-    ids=["en", "zh", "break-after-cue", "all-settled", "checked", "failure-in-sentence"],
+    ids=[
+        "en",
+        "zh",
+        "break-after-cue",
+        "all-settled",
+        "checked",
+        "fine-for-now",
+        "failure-in-sentence",
+    ],
 )
 def test_a_sentence_calling_its_matter_settled_weighs_less(
     prompt: str, weights: list[float]
