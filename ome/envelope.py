@@ -302,9 +302,9 @@ def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
 def _weigh_background(
     text: str, segments: list[Segment], focus_cues: tuple[str, ...], background: tuple[str, ...]
 ) -> list[Segment]:
-    """In a long prompt (`segments` holds its sentences when it is one), lower the weight of what
-    precedes the first focus cue ("the actual problem is", "现在的问题是") and of sentences that
-    call themselves background."""
+    """Lower the weight of what precedes the first focus cue ("the actual problem is", "现在的问题
+    是") and of sentences that call themselves background (the caller passes the sentences of a
+    prompt long enough to hold background)."""
     marked = [start for cue in background for start, _ in find_phrase(text, cue)]
     # A focus cue in a sentence that announces background ("Quick status before the actual
     # ask.") points past that sentence, so it marks nothing.
