@@ -443,10 +443,6 @@ def assess_card(
         )
         if routed and not set(routed).intersection(env.fired) and not bypass:
             rejection = REJECT_ROUTING
-    # A one-concept phrase met only through a concept the prompt implies ("private key" implies
-    # "secret") is evidence, but not a phrase of the card's own said in the prompt.
-    implied = best[1] == "concepts" and best[2] is not None and set(best[2].units) <= env.implied
-    own_phrases = PHRASE_FAMILIES - {"concepts"} if implied else PHRASE_FAMILIES
     if not rejection:
         if score < threshold:
             rejection = REJECT_BELOW_THRESHOLD
@@ -460,7 +456,7 @@ def assess_card(
         elif (
             env.build_request
             and not strong
-            and not solid & own_phrases
+            and not solid & _own_phrase_families(best[1], best[2], env)
             and not close
             and not env.multi_task
             and "debug" not in env.intent_modes
@@ -479,6 +475,15 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
     )
+
+
+def _own_phrase_families(kind: str, phrase: Phrase | None, env: Envelope) -> frozenset[str]:
+    """The phrase families that show the prompt saying one of the card's own phrases. A
+    one-concept phrase met only through a concept the prompt implies ("private key" implies
+    "secret") is evidence, but not the card's phrase said in the prompt."""
+    if kind == "concepts" and phrase is not None and set(phrase.units) <= env.implied:
+        return PHRASE_FAMILIES - {"concepts"}
+    return PHRASE_FAMILIES
 
 
 def lexical_strength(assessment: Assessment) -> float:
