@@ -306,15 +306,11 @@ def _weigh_background(
     是") and of sentences that call themselves background (the caller passes the sentences of a
     prompt long enough to hold background)."""
     marked = [start for cue in background for start, _ in find_phrase(text, cue)]
+    cued = [start for cue in focus_cues for start, _ in find_phrase(text, cue)]
+    announcing = _announcing(text, segments, marked, cued)
     # A focus cue in a sentence that announces background ("Quick status before the actual
     # ask.") points past that sentence, so it marks nothing.
-    announcing = [s for s in segments if any(s.start <= p < s.end for p in marked)]
-    starts = [
-        start
-        for cue in focus_cues
-        for start, _ in find_phrase(text, cue)
-        if not any(s.start <= start < s.end for s in announcing)
-    ]
+    starts = [p for p in cued if not any(s.start <= p < s.end for s in announcing)]
     focus = min((p for p in starts if p >= segments[0].end), default=None)
     weighed = []
     for segment in segments:
@@ -326,6 +322,25 @@ def _weigh_background(
             else segment
         )
     return weighed
+
+
+def _announcing(
+    text: str, segments: list[Segment], marked: list[int], cued: list[int]
+) -> list[Segment]:
+    """The sentences holding a background cue (`marked`), each with the clauses a semicolon
+    joins to it: "先说背景：新赛季下周一开；周三停服更新；本地化也在做。" is background up to its
+    full stop. A clause holding a focus cue (`cued`) ends the run."""
+    announcing: list[Segment] = []
+    carrying = False
+    for segment in segments:
+        if any(segment.start <= p < segment.end for p in marked):
+            carrying = True
+        elif any(segment.start <= p < segment.end for p in cued):
+            carrying = False
+        if carrying:
+            announcing.append(segment)
+            carrying = text[segment.start : segment.end].rstrip().endswith((";", "；"))
+    return announcing
 
 
 def _weigh_marked(

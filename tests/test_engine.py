@@ -1496,6 +1496,25 @@ LIGHT = BACKGROUND_WEIGHT
         ),
         # A short prompt has no status around a request: "is merged" may be the matter itself.
         ("The branch with the key in it is merged. How do we purge the key?", [1.0, 1.0]),
+        # A sentence announcing background stays background through the clauses its
+        # semicolons join, to its full stop.
+        (
+            "最近事情比较多，先说背景：新版本下周一发，文案已经定了；周三凌晨要停服维护，运维在排期；"
+            "翻译那边也在做。导入任务处理三月份的大文件时会内存溢出。帮我看一下怎么改。",
+            [LIGHT, LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        # A status line and a request said in a word each ("Status:", "For today:").
+        (
+            "Morning! Status: the payout job moved to the new queue and the cache alarm got new "
+            "limits. For today: the export job times out after ten minutes. Can you look at it?",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        # A matter left to others ("这些都不用你管") is not the request.
+        (
+            "导入任务处理三月份的大文件时会内存溢出。下周有大促，流量可能翻倍，这些都不用你管。"
+            "日志里只有一行 Killed。帮我看一下怎么改。",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -1510,6 +1529,9 @@ LIGHT = BACKGROUND_WEIGHT
         "status-break-or-failure",
         "handoff-with-failure",
         "status-short-prompt",
+        "announced-through-semicolons",
+        "status-and-today",
+        "not-yours-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
@@ -1604,6 +1626,11 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
             "The export drops its header row.",
             [SETTLED_WEIGHT, 1.0],
         ),
+        (
+            "The disk alert on the cache host was a false positive. "
+            "The export drops its header row.",
+            [SETTLED_WEIGHT, 1.0],
+        ),
         # A sentence telling a failure is not settled, whatever else it says.
         ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
@@ -1614,6 +1641,7 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
         "all-settled",
         "checked",
         "fine-for-now",
+        "false-positive",
         "failure-in-sentence",
     ],
 )
