@@ -412,24 +412,32 @@ def recall(
             if position not in staying:
                 decisions[position] = REJECT_TASKS
         selected = [pa for pa in selected if decisions[pa[0]] != REJECT_TASKS]
-    if env.multi_task and len(selected) == 1:
-        # Several tasks announced, one card found: another clause's best card stands in when
-        # it scored well and lacked only a second family of evidence (a task's words are fewer
-        # than a whole prompt's).
-        held = home_of(selected[0][0])
-        second = next(
+
+    def stand_in(least: int, clause: int | None = None) -> None:
+        """Return the best card that scored `least` and lacked only a second family of
+        evidence (outside `clause`, the one already served, when given)."""
+        found = next(
             (
                 pa
                 for pa in ranked
                 if decisions.get(pa[0]) == REJECT_WEAK
-                and pa[1].score >= params.SECOND_TASK_SCORE
-                and home_of(pa[0]) != held
+                and pa[1].score >= least
+                and (clause is None or home_of(pa[0]) != clause)
             ),
             None,
         )
-        if second is not None:
-            selected.append(second)
-            decisions[second[0]] = ""
+        if found is not None:
+            selected.append(found)
+            decisions[found[0]] = ""
+
+    if env.multi_task and len(selected) == 1:
+        # Several tasks announced, one card found: another clause's best card stands in (a
+        # task's words are fewer than a whole prompt's).
+        stand_in(params.SECOND_TASK_SCORE, home_of(selected[0][0]))
+    elif one_task and not selected:
+        # One task among paragraphs of background, and no card: the request's few sentences
+        # show less of a card than a short prompt would.
+        stand_in(params.LONG_PROMPT_STAND_IN_SCORE)
     selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
     render_cards = [
         RenderCard(

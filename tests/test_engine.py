@@ -17,7 +17,7 @@ from ome.cli.common import to_json
 from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
-from ome.params import FAMILY_MIN_STRENGTH, SECOND_TASK_SCORE
+from ome.params import FAMILY_MIN_STRENGTH, LONG_PROMPT_STAND_IN_SCORE, SECOND_TASK_SCORE
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -1673,6 +1673,64 @@ def test_a_look_alike_the_prompt_calls_settled_is_not_returned(data_dir: Path) -
     done = "Every log line carries a request id so one request can be followed"
     assert recall_ids(data_dir, f"{done}. {ask}") == ["log-request-id", "log-structured-fields"]
     assert recall_ids(data_dir, f"{done}, that part's fine. {ask}") == ["log-structured-fields"]
+
+
+STAND_IN_CARDS = {
+    "spot-checkpoint": plain_card(
+        "Checkpoint long GPU jobs on preemptible nodes",
+        "Spot or preemptible nodes can be reclaimed at any moment: a job that runs for hours "
+        "must save its progress regularly and resume from the last checkpoint instead of "
+        "starting over. Write checkpoints to object storage, keep the last three, and test "
+        "resuming on a small run before launching the big one.",
+        ["spot instance checkpoint", "preemptible GPU training"],
+        "gpu",
+        ["training on spot nodes"],
+    ),
+    "cdn-private": plain_card(
+        "Keep personal responses out of the CDN cache",
+        "Responses that carry a user's data must be marked private so the CDN never serves "
+        "them to someone else.",
+        ["cdn cache private", "cache-control private"],
+        "cdn",
+        ["personal data behind a cdn"],
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        (
+            "Weekly notes and one request. Some background first: the subtitles team hired two "
+            "people; the hosting bill went down; the autoscaler got new limits. The request "
+            "itself: we need to recompute embeddings for all 1.2 million clips, more than a day "
+            "on eight GPUs. For cost reasons we want cheap machines that the cloud can take back "
+            "whenever it likes, and right now the script walks the clips in a single loop and "
+            "writes every result at the end. Please update the script and kick it off.",
+            ["spot-checkpoint"],
+        ),
+        # The same request said in one sentence shows the card as much: one family is short.
+        (
+            "We want to recompute embeddings for all 1.2 million clips, more than a day on eight "
+            "GPUs, on cheap machines that the cloud can take back whenever it likes; the script "
+            "walks the clips in a single loop and writes every result at the end.",
+            [],
+        ),
+    ],
+    ids=["long", "short"],
+)
+def test_a_long_prompt_that_finds_no_card_takes_its_best_one_family_short(
+    data_dir: Path, prompt: str, expected: list[str]
+) -> None:
+    """The request of a long prompt is a few sentences among background: its best card, one
+    evidence family short, stands in when nothing else was returned and it scored well."""
+    write_library(data_dir, STAND_IN_CARDS)
+    assert recall_ids(data_dir, prompt) == expected
+    row = candidate_rows(data_dir, prompt)["spot-checkpoint"]
+    assert row["score"] >= LONG_PROMPT_STAND_IN_SCORE
+    assert [e["family"] for e in row["evidence"] if e["strength"] >= FAMILY_MIN_STRENGTH] == [
+        "overlap"
+    ]
 
 
 def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -> None:
