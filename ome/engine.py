@@ -414,7 +414,7 @@ def recall(
         selected = [pa for pa in selected if decisions[pa[0]] != REJECT_TASKS]
 
     def stand_in(least: int, clause: int | None = None) -> None:
-        """Return the best card that scored `least` and lacked only a second family of
+        """Admit the best card that scored `least` and lacked only a second family of
         evidence (outside `clause`, the one already served, when given)."""
         found = next(
             (
