@@ -1254,6 +1254,9 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         # What follows 就能 is what happens; what follows 以外 is everything but the exception.
         ("不需要登录就能访问管理后台的接口", "不需要登录"),
         ("除了 Chrome 以外其他浏览器都白屏", "除了 chrome"),
+        # "Don't touch X" leaves X out of the task; it is no lesson's prohibition.
+        ("帮我把金额计算改对，另外别碰定价实验相关的代码", "别碰定价实验相关的代码"),
+        ("Fix the acceptance path. Don't touch the ranking logic", "don't touch the ranking logic"),
     ],
 )
 def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
