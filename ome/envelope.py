@@ -265,17 +265,29 @@ def _asks_either_way(text: str, start: int) -> bool:
     )
 
 
-def _numbers_tasks(text: str, vocab: Vocabulary) -> bool:
-    """True when the prompt numbers its tasks: a first list marker or word, then a second."""
+def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) -> bool:
+    """True when the prompt numbers its tasks: a first list marker or word, then a second, two
+    of its items outside background. "Standup notes: 1) ...; 2) ...; 3) the incident, which is
+    what I need you on." numbers a meeting's matters, and one request follows."""
     first = _FIRST_ITEM_RE.search(text)
     firsts = [first.end()] if first else []
     firsts += [end for cue in vocab.first_task_markers for _, end in find_phrase(text, cue, 1)]
     if not firsts:
         return False
     after = min(firsts)
-    return _SECOND_ITEM_RE.search(text, after) is not None or any(
-        start >= after for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)
-    )
+    later = [
+        m.start()
+        for pattern in (_SECOND_ITEM_RE, _THIRD_ITEM_RE)
+        for m in pattern.finditer(text, after)
+    ]
+    later += [
+        start
+        for cue in (*vocab.second_task_markers, *vocab.more_task_markers)
+        for start, _ in find_phrase(text, cue)
+        if start >= after
+    ]
+    items = [after, *later]
+    return len(items) > 1 and sum(_weight_at(segments, p) > BACKGROUND_WEIGHT for p in items) >= 2
 
 
 def _task_pieces(text: str, vocab: Vocabulary) -> list[tuple[int, int]]:
@@ -468,7 +480,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # A count in a background sentence ("we had the review and a few things came up: ...")
     # counts that meeting's matters, not the prompt's tasks.
     counted = len(clauses) > 1 and (
-        _numbers_tasks(text, vocab)
+        _numbers_tasks(text, vocab, segments)
         or any(
             _weight_at(segments, m.start()) > BACKGROUND_WEIGHT
             for m in patterns.task_count.finditer(text)

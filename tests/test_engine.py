@@ -790,8 +790,22 @@ def test_a_prompt_says_when_it_counts_two_tasks(prompt: str, two_tasks: bool) ->
             "logs are noisy. Can you look at the import?",
             False,
         ),
+        # So does a list in one: the meeting's matters are numbered, the request is not.
+        (
+            "Notes from the sync, for context: (1) the dashboards are live, (2) the billing "
+            "team wants help next sprint, (3) the import incident, which is what I need you "
+            "on. The import job runs out of memory on the March file. It started after the "
+            "upgrade. Can you look at it?",
+            False,
+        ),
+        (
+            "Two things for today, both in the import service. 1) The job runs out of memory on "
+            "the March file and nobody knows why. 2) The export drops the header row on every "
+            "run. Can you fix both?",
+            True,
+        ),
     ],
-    ids=["counted-in-the-request", "counted-in-background"],
+    ids=["counted-in-the-request", "counted-in-background", "numbered-in-background", "numbered"],
 )
 def test_a_count_in_a_background_sentence_counts_no_tasks(prompt: str, multi_task: bool) -> None:
     env = envelope_of(prompt)
