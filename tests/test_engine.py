@@ -1627,6 +1627,7 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
             [SETTLED_WEIGHT, 1.0],
         ),
         ("日志格式已经统一了，这部分没问题。现在要按供应商统计失败次数。", [SETTLED_WEIGHT, 1.0]),
+        ("汇率没有问题，商品都用欧元定价。每行单独算税，合计差一分。", [SETTLED_WEIGHT, 1.0]),
         # The sentence goes on past a break after its cue: what follows is still wrong.
         (
             "Staging deploys, no problem there, but prod hangs on start. The logs are empty.",
@@ -1654,6 +1655,7 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
     ids=[
         "en",
         "zh",
+        "zh-full-form",
         "break-after-cue",
         "all-settled",
         "checked",
