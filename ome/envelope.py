@@ -175,7 +175,7 @@ class Envelope:
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS(_ZH) sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
-    two_tasks: bool  # it counts or numbers its tasks and names no third ("three things", "3)")
+    two_tasks: bool  # it counts or numbers two tasks, or one cue cuts a short prompt in two
     build_request: bool  # the prompt opens asking for new code or a rewrite ("Write a query ...")
     files: tuple[str, ...]
     commands: tuple[str, ...]
@@ -351,8 +351,13 @@ def _announcing(
             carrying = False
         if carrying:
             announcing.append(segment)
-            carrying = text[segment.start : segment.end].rstrip().endswith((";", "；"))
+            carrying = _runs_on(text, segment)
     return announcing
+
+
+def _runs_on(text: str, segment: Segment) -> bool:
+    """True when a segment ends in a semicolon: its sentence goes on in the next segment."""
+    return text[segment.start : segment.end].rstrip().endswith((";", "；"))
 
 
 def _weigh_marked(
@@ -491,6 +496,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         and not long_prompt
         and any(find_phrase(text, cue) for cue in vocab.multi_task_cues)
     )
+    # Where a multi-task cue or list marker starts the next task ("..., and also", "顺便", "2)").
+    pieces = _task_pieces(text, vocab) if multi_task else []
+    # A prompt that counts or numbers two tasks holds two, and so does one of two sentences at
+    # most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a longer chain
+    # may hold more matters than it has cues.
+    sentences = sum(not _runs_on(text, s) for s in segments)
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read
     # alone: a task's card is measured against its own words, not diluted by the next task's.
     spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
@@ -536,14 +547,14 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         )
         + tuple(
             (terms, _weight_at(segments, start))
-            for start, stop in (_task_pieces(text, vocab) if multi_task else ())
+            for start, stop in pieces
             if (terms := span_terms(start, stop, exclusions))
         ),
         implied=implied,
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=multi_task,
-        two_tasks=counted
+        two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
         and _THIRD_ITEM_RE.search(text) is None
         and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),
         build_request=_opens_with(text, vocab.build_cues),

@@ -755,7 +755,16 @@ def test_a_prompt_counting_two_tasks_returns_two_unanchored_cards(
         ("1) bump the pin; 2) fix the flaky test; 3) tag the release", False),
         ("一是升级依赖；二是修复测试；三是打 tag", False),
         ("Please (a) bump the pin, (b) fix the flaky test and (c) tag it.", False),
-        ("Bump the pin, then fix the flaky test.", False),
+        # One cue cutting a prompt of one or two sentences in two: two tasks.
+        ("Bump the pin, then fix the flaky test.", True),
+        ("升级一下依赖；顺便把那个不稳定的测试修了。", True),
+        # A longer chain may hold more matters than it has cues.
+        (
+            "The retries pile up on the upstream. Also the debug logs fill the disk. "
+            "The certificate expired unnoticed last weekend.",
+            False,
+        ),
+        ("Bump the pin, then fix the flaky test, and also tag the release.", False),
         ("Two replicas crashed after the deploy.", False),
     ],
     ids=[
@@ -767,6 +776,9 @@ def test_a_prompt_counting_two_tasks_returns_two_unanchored_cards(
         "zh-three-numbered",
         "three-lettered",
         "chained",
+        "zh-chained",
+        "chained-three-sentences",
+        "chained-twice",
         "one",
     ],
 )
