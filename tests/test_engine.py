@@ -1011,6 +1011,8 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ),
         ("日报有两个查询很慢：一个是按日期过滤的，另一个是按渠道汇总的。", True),
         ("其中一个服务挂了，日志里什么也没有", False),
+        ("监听器重启后会重复处理消息，帮忙加个去重；还有，仓库的截单时间算错了，也修一下。", True),
+        ("这个服务还有问题，重启以后还是会重复处理消息", False),
     ],
     ids=[
         "two-things",
@@ -1042,6 +1044,8 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "long-with-fix-both",
         "zh-one-and-the-other",
         "zh-one-of-them-is-no-list",
+        "zh-also-comma",
+        "zh-still-is-no-cue",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
