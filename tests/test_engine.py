@@ -1644,6 +1644,17 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
         ),
         ("日志格式已经统一了，这部分没问题。现在要按供应商统计失败次数。", [SETTLED_WEIGHT, 1.0]),
         ("汇率没有问题，商品都用欧元定价。每行单独算税，合计差一分。", [SETTLED_WEIGHT, 1.0]),
+        (
+            "Single-node runs are fine. The four-node job hangs at the first gradient sync.",
+            [SETTLED_WEIGHT, 1.0],
+        ),
+        ("Android 没这个问题。iPhone 锁屏二十分钟后后台就收不到定位了。", [SETTLED_WEIGHT, 1.0]),
+        # Inside a sentence, "is fine" is the contrast a diagnosis needs.
+        (
+            "The same Dockerfile is fine in the pipeline but fails on my laptop. "
+            "The build stops at npm ci.",
+            [1.0, 1.0],
+        ),
         # The sentence goes on past a break after its cue: what follows is still wrong.
         (
             "Staging deploys, no problem there, but prod hangs on start. The logs are empty.",
@@ -1672,6 +1683,9 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
         "en",
         "zh",
         "zh-full-form",
+        "ends-in-fine",
+        "zh-not-here",
+        "fine-inside-a-sentence",
         "break-after-cue",
         "all-settled",
         "checked",
