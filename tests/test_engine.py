@@ -1908,6 +1908,15 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
     assert recall_ids(data_dir, prompt) == ["secrets-out-of-code"]
 
 
+def test_renaming_a_field_is_a_rename_but_renaming_a_struct_is_no_field_rename() -> None:
+    """字段改名 names a field; a card saying it is not met by any rename ("Rename the struct")."""
+    field = envelope_of("把 user_name 字段改名为 nickname").concepts
+    assert {"field_rename", "rename"} <= set(field)
+    concepts = envelope_of("Rename the SurgeCalculator struct to SurgeEngine").concepts
+    assert "rename" in concepts
+    assert "field_rename" not in concepts
+
+
 def test_a_build_request_does_not_take_a_card_on_an_implied_concept_alone(data_dir: Path) -> None:
     """ "Write a script ..." joins a card on a phrase of its own; "private key" implies the card's
     "secret", which is evidence, not the card's phrase said. Told as a situation, the same
