@@ -35,6 +35,7 @@ class ConceptMatcher:
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
     han_infixes: str = ""  # single characters a Han term may hold inside it in a text
+    han_joiners: str = ""  # single characters that join two things: never inside a gapped term
     # han_terms by their first non-ASCII character (a text holding a term holds that
     # character): only terms keyed by a character of the text are searched for, and ASCII
     # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).
@@ -117,7 +118,8 @@ class ConceptMatcher:
     def _gapped_hits(self, text: str, taken: set[int]) -> list[tuple[int, str, int]]:
         """Long Han terms split in two parts of two or more characters, with one to
         HAN_GAP_MAX Han characters between the parts in the text that no other term holds
-        (设计规范文档 is no gapped 设计文档: its 规范 belongs to 设计规范)."""
+        (设计规范文档 is no gapped 设计文档: its 规范 belongs to 设计规范) and no joiner is
+        among (镜像和版本号 names two things, not a 镜像版本号)."""
         bigrams = {text[i : i + 2] for i in range(len(text) - 1)}
         hits: list[tuple[int, str, int]] = []
         for key in sorted(bigrams & self._gapped.keys()):
@@ -131,7 +133,12 @@ class ConceptMatcher:
                         middle = start + split
                         for gap in range(1, HAN_GAP_MAX + 1):
                             filler = middle + gap - 1
-                            if filler >= len(text) or filler in taken or not is_han(text[filler]):
+                            if (
+                                filler >= len(text)
+                                or filler in taken
+                                or not is_han(text[filler])
+                                or text[filler] in self.han_joiners
+                            ):
                                 break
                             if text.startswith(tail, middle + gap):
                                 hits.append((start, concept, middle + gap + len(tail)))
@@ -180,9 +187,12 @@ class ConceptMatcher:
 
 
 def build_concept_matcher(
-    concepts: Iterable[tuple[str, Iterable[str]]], han_infixes: Iterable[str] = ()
+    concepts: Iterable[tuple[str, Iterable[str]]],
+    han_infixes: Iterable[str] = (),
+    han_joiners: Iterable[str] = (),
 ) -> ConceptMatcher:
-    """Compile (concept id, surface terms) pairs, and the infix characters, into a matcher."""
+    """Compile (concept id, surface terms) pairs, and the infix and joiner characters, into a
+    matcher."""
     han: dict[str, str] = {}
     words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for concept, surfaces in concepts:
@@ -202,6 +212,7 @@ def build_concept_matcher(
         han_terms=tuple(sorted(han.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
         word_terms={k: tuple(sorted(v)) for k, v in sorted(words.items())},
         han_infixes="".join(sorted(set(han_infixes))),
+        han_joiners="".join(sorted(set(han_joiners))),
     )
 
 

@@ -85,7 +85,7 @@ CUE_KEYS = (
 )
 TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
-LEXICON_KEYS = frozenset({"concepts", "han_infixes"})
+LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners"})
 CONCEPT_KEYS = frozenset({"id", "terms", "broader"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -601,13 +601,14 @@ def _broader_closure(path: Path, broader: Mapping[str, list[str]]) -> dict[str, 
     return closure
 
 
-def _read_han_infixes(path: Path, body: Mapping[str, Any]) -> list[str]:
+def _read_han_characters(path: Path, body: Mapping[str, Any], key: str) -> list[str]:
+    """A lexicon list of single Han characters (`han_infixes`, `han_joiners`), sorted."""
     check = _Checker(path)
-    infixes = check.strings(body.get("han_infixes", []), "`han_infixes`")
-    for infix in infixes:
-        if len(infix) != 1 or not is_han(infix):
-            raise check.fail(f"`han_infixes`: {infix!r} is not one Han character")
-    return sorted(set(infixes))
+    characters = check.strings(body.get(key, []), f"`{key}`")
+    for character in characters:
+        if len(character) != 1 or not is_han(character):
+            raise check.fail(f"`{key}`: {character!r} is not one Han character")
+    return sorted(set(characters))
 
 
 def read_vocabulary(directory: Path) -> dict[str, Any]:
@@ -645,7 +646,8 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
             for key in TOKEN_LIST_KEYS
         },
         "concepts": _read_concepts(lexicon_path, lexicon),
-        "han_infixes": _read_han_infixes(lexicon_path, lexicon),
+        "han_infixes": _read_han_characters(lexicon_path, lexicon, "han_infixes"),
+        "han_joiners": _read_han_characters(lexicon_path, lexicon, "han_joiners"),
     }
 
 

@@ -127,6 +127,7 @@ class Vocabulary:
     operations: tuple[tuple[str, tuple[str, ...]], ...]
     concepts: tuple[Concept, ...]
     han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
+    han_joiners: tuple[str, ...] = ()  # Han characters no gapped concept term holds ("和")
     # Both languages' stopwords (a token is dropped when it is either), made once: every prompt
     # and every indexed card asks for them.
     stopwords: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -145,7 +146,9 @@ class Vocabulary:
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
-        return build_concept_matcher(((c.id, c.terms) for c in self.concepts), self.han_infixes)
+        return build_concept_matcher(
+            ((c.id, c.terms) for c in self.concepts), self.han_infixes, self.han_joiners
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -598,6 +601,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),
         han_infixes=_strings(data.get("han_infixes")),
+        han_joiners=_strings(data.get("han_joiners")),
     )
 
 

@@ -47,7 +47,8 @@ GAPPED = build_concept_matcher(
         ("drop", ["删表"]),
         ("design_doc", ["设计文档"]),
         ("design_source", ["设计规范"]),
-    ]
+    ],
+    han_joiners=["和"],
 )
 
 
@@ -66,6 +67,9 @@ GAPPED = build_concept_matcher(
         ("按职", []),
         # What sits inside must be filler: 规范 belongs to 设计规范, so no gapped 设计文档.
         ("设计规范文档", [(0, "design_source", 4)]),
+        # A joiner inside joins two things: 发布和新流程 is a release and a new process.
+        ("发布和新流程", []),
+        ("发布和流程", []),
     ],
 )
 def test_a_long_han_term_is_found_with_a_short_gap(

@@ -324,13 +324,14 @@ def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
     assert "broader" not in concepts["secret"]
 
 
+@pytest.mark.parametrize("key", ["han_infixes", "han_joiners"])
 @pytest.mark.parametrize("infix", ["ab", "a", "了了"])
-def test_han_infixes_are_single_han_characters(tmp_path: Path, infix: str) -> None:
+def test_han_infixes_are_single_han_characters(tmp_path: Path, key: str, infix: str) -> None:
     vocabulary = tmp_path / "vocabulary"
     shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
     _write(
         vocabulary / "lexicon.yaml",
-        f"han_infixes: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
+        f"{key}: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
     )
     with pytest.raises(RegistryError, match="is not one Han character"):
         compile_registry([], vocabulary)
@@ -355,10 +356,12 @@ def test_the_envelope_word_lists_are_data(tmp_path: Path) -> None:
     assert "login" in first and "login" not in second and "doc" in second
 
 
-def test_the_compiled_registry_carries_the_han_infixes() -> None:
+def test_the_compiled_registry_carries_the_han_infixes_and_joiners() -> None:
     vocabulary = load_registry().vocabulary
     assert vocabulary.han_infixes and all(len(c) == 1 for c in vocabulary.han_infixes)
     assert vocabulary.concept_matcher().han_infixes == "".join(sorted(vocabulary.han_infixes))
+    assert "和" in vocabulary.han_joiners
+    assert vocabulary.concept_matcher().han_joiners == "".join(sorted(vocabulary.han_joiners))
 
 
 @pytest.mark.parametrize(
