@@ -275,19 +275,14 @@ def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) ->
     if not firsts:
         return False
     after = min(firsts)
-    later = [
-        m.start()
-        for pattern in (_SECOND_ITEM_RE, _THIRD_ITEM_RE)
-        for m in pattern.finditer(text, after)
-    ]
-    later += [
-        start
-        for cue in (*vocab.second_task_markers, *vocab.more_task_markers)
-        for start, _ in find_phrase(text, cue)
-        if start >= after
-    ]
-    items = [after, *later]
-    return len(items) > 1 and sum(_weight_at(segments, p) > BACKGROUND_WEIGHT for p in items) >= 2
+    seconds = [m.start() for m in _SECOND_ITEM_RE.finditer(text, after)]
+    seconds += [start for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)]
+    seconds = [p for p in seconds if p >= after]
+    if not seconds:
+        return False
+    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text, after)]
+    items = [after, *seconds, *thirds]
+    return sum(_weight_at(segments, p) > BACKGROUND_WEIGHT for p in items) >= 2
 
 
 def _task_pieces(text: str, vocab: Vocabulary) -> list[tuple[int, int]]:
@@ -498,10 +493,6 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     )
     # Where a multi-task cue or list marker starts the next task ("..., and also", "顺便", "2)").
     pieces = _task_pieces(text, vocab) if multi_task else []
-    # A prompt that counts or numbers two tasks holds two, and so does one of two sentences at
-    # most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a longer chain
-    # may hold more matters than it has cues.
-    sentences = sum(not _runs_on(text, s) for s in segments)
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read
     # alone: a task's card is measured against its own words, not diluted by the next task's.
     spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
@@ -554,7 +545,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         clauses=tuple(clauses),
         long_prompt=long_prompt,
         multi_task=multi_task,
-        two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
+        # A prompt that counts or numbers two tasks holds two, and so does one of two sentences
+        # at most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a
+        # longer chain may hold more matters than it has cues.
+        two_tasks=(
+            counted or (len(pieces) == 2 and sum(not _runs_on(text, s) for s in segments) <= 2)
+        )
         and _THIRD_ITEM_RE.search(text) is None
         and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),
         build_request=_opens_with(text, vocab.build_cues),
