@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
@@ -157,6 +157,10 @@ class Segment:
     terms: frozenset[str]
     weight: float = 1.0  # lower for background in a long prompt
 
+    def holds(self, positions: Iterable[int]) -> bool:
+        """True when one of the character positions falls inside this segment."""
+        return any(self.start <= p < self.end for p in positions)
+
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
@@ -275,9 +279,12 @@ def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) ->
     if not firsts:
         return False
     after = min(firsts)
-    seconds = [m.start() for m in _SECOND_ITEM_RE.finditer(text, after)]
-    seconds += [start for cue in vocab.second_task_markers for start, _ in find_phrase(text, cue)]
-    seconds = [p for p in seconds if p >= after]
+    seconds = [m.start() for m in _SECOND_ITEM_RE.finditer(text, after)] + [
+        start
+        for cue in vocab.second_task_markers
+        for start, _ in find_phrase(text, cue)
+        if start >= after
+    ]
     if not seconds:
         return False
     thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text, after)]
@@ -340,9 +347,9 @@ def _announcing(
     announcing: list[Segment] = []
     carrying = False
     for segment in segments:
-        if any(segment.start <= p < segment.end for p in marked):
+        if segment.holds(marked):
             carrying = True
-        elif any(segment.start <= p < segment.end for p in cued):
+        elif segment.holds(cued):
             carrying = False
         if carrying:
             announcing.append(segment)
@@ -382,7 +389,7 @@ def _weigh_marked(
         return (
             cue is not None
             and not any(cue < p < segment.end for p in turns)
-            and not any(segment.start <= p < segment.end for p in failures)
+            and not segment.holds(failures)
         )
 
     flags = [lowered(s) for s in segments]
