@@ -183,8 +183,9 @@ def _lower(text: str) -> str:
     return unicodedata.normalize("NFKC", text).lower().strip()
 
 
-def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[float, bool, str]:
-    """How well the prompt carries one card phrase: (quality 0-1, is a strong anchor, kind).
+def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[float, bool, str, bool]:
+    """How well the prompt carries one card phrase: (quality 0-1, is a strong anchor, kind, met
+    only in the background).
 
     An exact occurrence of a specific phrase is the best evidence; a segment holding every unit
     of a multi-unit phrase (words in another order, synonyms through concepts) comes next; then
@@ -193,7 +194,7 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     if phrase.kind == "topic":
         starts = phrase_in_text(phrase.text, env.text)
         seen = bool(starts) and _outside(starts, env)
-        return (params.TOPIC_QUALITY if seen else 0.0), False, "exact"
+        return (params.TOPIC_QUALITY if seen else 0.0), False, "exact", False
     specific = (
         len(phrase.units) >= 2
         or phrase.words >= 2
@@ -203,10 +204,12 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     starts = [p for p in phrase_in_text(phrase.text, env.text) if _outside([p], env)]
     if starts:
         place = max(env.weight_at(p) for p in starts)
+        background = place < 1.0
         if specific:
-            return place, place == 1.0, "exact"
+            return place, not background, "exact", background
         single = weight(phrase.units[0]) if phrase.units else 1.0
-        return place * params.SINGLE_WORD_QUALITY * (0.5 + 0.5 * single), False, "exact"
+        quality = place * params.SINGLE_WORD_QUALITY * (0.5 + 0.5 * single)
+        return quality, False, "exact", background
     units = phrase.units
     if len(units) == 1:
         if units[0].startswith("§") and units[0] in env.term_set:
@@ -217,11 +220,12 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
                 if units[0] in env.focus_terms
                 else max((s.weight for s in env.segments if units[0] in s.terms), default=1.0)
             )
-            return place * params.CONCEPT_PHRASE_QUALITY * weight(units[0]), False, "concepts"
-        return 0.0, False, ""
+            quality = place * params.CONCEPT_PHRASE_QUALITY * weight(units[0])
+            return quality, False, "concepts", place < 1.0
+        return 0.0, False, "", False
     if sum(1 for u in units if u in env.term_set) < 2:
-        return 0.0, False, ""  # coverage needs two units found; most phrases stop here
-    best, full = 0.0, False
+        return 0.0, False, "", False  # coverage needs two units found; most phrases stop here
+    best, full, background = 0.0, False, False
     for segment in env.segments:
         share, found = coverage(units, segment.terms, weight)
         if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
@@ -231,11 +235,14 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
                 # Full cover anchors only when its units are specific enough together: "app
                 # version" in any order is no anchor, "tarball install" is.
                 specific_units = sum(weight(u) for u in units) >= params.STRONG_COVER_WEIGHT
-                best, full = quality, share == 1.0 and specific_units and segment.weight == 1.0
+                background = segment.weight < 1.0
+                best, full = quality, share == 1.0 and specific_units and not background
     share, found = coverage(units, env.focus_terms, weight)
     if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
-        best = max(best, share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR)
-    return best, full, "coverage"
+        spread = share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR
+        if spread > best:
+            best, background = spread, False
+    return best, full, "coverage", background
 
 
 def _description_match(
@@ -349,12 +356,14 @@ def assess_card(
     items: list[EvidenceItem] = []
     strong = concrete = False
     best: tuple[float, str, Phrase | None] = (0.0, "", None)
+    in_background = False
     for phrase in card.phrases:
-        quality, anchor, kind = _phrase_quality(phrase, env, weight)
+        quality, anchor, kind, background = _phrase_quality(phrase, env, weight)
         factor = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
         strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:
             best = (strength, kind, phrase)
+            in_background = background
         strong = strong or (anchor and phrase.kind != "topic")
         # A question about a one-word thing ("what is OAuth?") is not about the card's lesson.
         concrete = concrete or (anchor and phrase.kind != "topic" and len(phrase.units) > 1)
@@ -435,6 +444,11 @@ def assess_card(
         for i in items
     ]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
+    if in_background:
+        # A phrase said only where the prompt gives background ("the force-push incident was
+        # already reviewed") names something the prompt is not asking about: it adds to the
+        # score, but is no family of evidence for admission.
+        solid.discard(best[1])
     lexical = solid & LEXICAL_FAMILIES
     if not rejection:
         routed = [h for h in c.hints_positive if (s := registry.get(h)) is not None and s.routes]

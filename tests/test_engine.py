@@ -1634,6 +1634,27 @@ def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> N
     )
 
 
+def test_a_phrase_said_only_in_background_is_no_family_of_evidence(data_dir: Path) -> None:
+    """A card's phrase in a background sentence ("the force push was reviewed") adds to its
+    score, but a card with nothing else than a few shared words does not hold the task."""
+    history = way_back_card("Warn the zebra crew before rewriting a shared history.", "force push")
+    ledger = way_back_card(
+        "A ledger export that comes back empty read rows the filter dropped.", "filter order"
+    )
+    write_library(data_dir, {"history": history, "ledger": {**ledger, "title": "Check the filter"}})
+    prompt = (
+        "Quick recap of the week. The force push to main was reviewed. The dashboards are live. "
+        "The cost review is done. The thing I need: the zebra crew ledger export comes back empty."
+    )
+    result = explain(data_dir, prompt)
+    assert [m["id"] for m in result["matches"]] == ["ledger"]
+    row = {c["id"]: c for c in result["diagnostics"]["candidates"]}["history"]
+    assert row["families"] == ["exact", "overlap"]
+    assert row["rejection"] == "insufficient_evidence"
+    said = prompt.replace("The thing I need:", "The thing I need: a force push, since")
+    assert [m["id"] for m in explain(data_dir, said)["matches"]][0] == "history"
+
+
 @pytest.mark.parametrize(
     ("prompt", "weights"),
     [
