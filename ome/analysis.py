@@ -243,6 +243,11 @@ def phrase_terms(text: str, stopwords: frozenset[str] = frozenset()) -> tuple[st
     return tuple(dict.fromkeys(terms(text, stopwords)))
 
 
+def han_runs(text: str) -> list[str]:
+    """The runs of Han characters in a text, in order."""
+    return _HAN_RUN_RE.findall(text)
+
+
 def han_chars(texts: Iterable[str]) -> str:
     """All distinct Han characters in the texts, sorted (for pinyin tables and diagnostics)."""
     chars = {c for text in texts for c in text if is_han(c)}
@@ -255,6 +260,7 @@ __all__ = [
     "Token",
     "cased_token_spans",
     "han_chars",
+    "han_runs",
     "has_han",
     "is_han",
     "normalize_text",

@@ -39,6 +39,10 @@ ANCHOR_MAX = 0.9  # phrase family: strength of a perfect phrase match
 FULL_COVER_QUALITY = 0.85  # every unit of a multi-unit phrase inside one segment, any order
 PARTIAL_COVER = 0.7  # quality per share of units covered (at least half of them, two or more)
 COVERAGE_MIN_SHARE = 0.5
+# A Han word of at most this many characters is one word: two of its pieces found (提交 and 交了
+# of 提交了) are that word said, not a phrase covered (measured on the proxy suites: 3 wins a long
+# prompt; any run length loses a blind case, whose four-character runs are often two words).
+ONE_HAN_WORD_CHARS = 3
 STRONG_COVER_WEIGHT = 1.6  # summed specificity of a fully covered phrase's units to anchor
 COVERAGE_WHOLE_PROMPT_FACTOR = 0.7  # units spread over several sentences count for less
 CONCEPT_PHRASE_QUALITY = 0.5  # a one-concept trigger met through a synonym or translation
@@ -157,6 +161,7 @@ __all__ = [
     "IGNORE_ONLY_UNIT_WEIGHT",
     "MAX_BUDGET_CHARS",
     "MAX_CANDIDATES",
+    "ONE_HAN_WORD_CHARS",
     "PARTIAL_COVER",
     "PATH_GLOB",
     "QUERY_WEIGHT_CONCEPT",

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ome import params
-from ome.analysis import is_han, phrase_terms
+from ome.analysis import han_runs, is_han, phrase_terms
 from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
@@ -228,7 +228,11 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
     best, full, background = 0.0, False, False
     for segment in env.segments:
         share, found = coverage(units, segment.terms, weight)
-        if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
+        if (
+            found >= 2
+            and share >= params.COVERAGE_MIN_SHARE
+            and not _one_han_word(phrase, segment.terms)
+        ):
             quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
             quality *= segment.weight
             if quality > best:
@@ -238,11 +242,27 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
                 background = segment.weight < 1.0
                 best, full = quality, share == 1.0 and specific_units and not background
     share, found = coverage(units, env.focus_terms, weight)
-    if found >= 2 and share >= params.COVERAGE_MIN_SHARE:
+    if (
+        found >= 2
+        and share >= params.COVERAGE_MIN_SHARE
+        and not _one_han_word(phrase, env.focus_terms)
+    ):
         spread = share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR
         if spread > best:
             best, background = spread, False
     return best, full, "coverage", background
+
+
+def _one_han_word(phrase: Phrase, present: frozenset[str]) -> bool:
+    """True when the phrase units found in `present` are all pieces of one short Han word of the
+    phrase (提交 and 交了 of 提交了 in "提交了 .env"): the prompt said that word, and covered
+    nothing of the rest."""
+    found = [u for u in phrase.units if u in present]
+    return all(is_han(u[0]) for u in found) and any(
+        all(u in run for u in found)
+        for run in han_runs(phrase.text)
+        if len(run) <= params.ONE_HAN_WORD_CHARS
+    )
 
 
 def _description_match(

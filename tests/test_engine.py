@@ -1621,6 +1621,22 @@ def test_a_chinese_prompt_of_three_sentences_is_long(
     assert env.long_prompt is long
 
 
+@pytest.mark.parametrize(
+    ("prompt", "covered"),
+    [
+        # 提交 and 交了 are two units of the phrase, but one word of it: nothing is covered.
+        ("帮我把这个 bug fix 提交了，commit message 写清楚点。", False),
+        ("env 文件我刚才提交了，怎么撤回？", True),
+    ],
+    ids=["one-short-word", "both-words"],
+)
+def test_pieces_of_one_short_han_word_cover_no_phrase(
+    data_dir: Path, prompt: str, covered: bool
+) -> None:
+    row = lone_card(data_dir, "Rotate the key first.", "提交了 .env", prompt)
+    assert ("coverage" in row["families"]) is covered
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
