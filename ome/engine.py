@@ -233,7 +233,7 @@ def recall(
         return value
 
     positions = sorted(set(bm25) | set(index.path_cards))
-    sizes = window_sizes(env, weight)
+    sizes = window_sizes(env, weight, registry.vocabulary.word_concepts)
     matched_paths, contested = match_paths(
         {p: index.cards[p] for p in index.path_cards} if env.files else {}, env.files
     )

@@ -271,6 +271,7 @@ def _description_match(
     weight: Weight,
     window_sizes: Sequence[float],
     least: float,
+    twins: Mapping[str, tuple[str, ...]],
 ) -> tuple[float, float]:
     """Best (cosine, shared units) between the card's description and a window of segments.
 
@@ -278,7 +279,8 @@ def _description_match(
     long window or a long summary from matching by sheer size; Han bigrams count half.
     `window_sizes` are the windows' own weights, the same for every card of one prompt. A window
     sharing at least `least` units beats one that shares fewer: a short last sentence with a
-    higher cosine must not hide the window that holds the overlap.
+    higher cosine must not hide the window that holds the overlap. A word and its own concept
+    token are one word (`twins`, as in `_weight`).
     """
     best = (False, 0.0, 0.0)
     size = 0.0
@@ -286,25 +288,41 @@ def _description_match(
         common = card.descriptive_units & window
         if not common:
             continue
-        size = size or _weight(card.descriptive_units, weight)
-        shared = _weight(common, weight)
+        size = size or _weight(card.descriptive_units, weight, twins)
+        shared = _weight(common, weight, twins)
         if shared:
             cosine = place * shared / math.sqrt(size * window_size)
             best = max(best, (shared >= least, cosine, shared))
     return best[1], best[2]
 
 
-def window_sizes(env: Envelope, weight: Weight) -> tuple[float, ...]:
+def window_sizes(
+    env: Envelope, weight: Weight, twins: Mapping[str, tuple[str, ...]]
+) -> tuple[float, ...]:
     """The weight of each description window of a prompt (computed once per prompt)."""
-    return tuple(_weight(window, weight) for window, _ in env.windows)
+    return tuple(_weight(window, weight, twins) for window, _ in env.windows)
 
 
-def _weight(units: frozenset[str] | set[str], weight: Weight) -> float:
+def _weight(
+    units: frozenset[str] | set[str],
+    weight: Weight,
+    twins: Mapping[str, tuple[str, ...]] | None = None,
+) -> float:
+    """The summed specificity of some units, a Han bigram counting half; with `twins` (plain
+    unit -> the concept tokens of the same word), a plain word whose concept token is among the
+    units too counts CONCEPT_TWIN_WEIGHT."""
     # A term is ASCII, a concept token ("§..."), or a CJK run: all CJK starts at U+3040 and up.
     # fsum is exact, so the total does not depend on the set's hash-seeded iteration order: a
     # plain sum differs in the last bit, and two clauses or cards of equal weight then swap.
     half = params.HAN_BIGRAM_WEIGHT
-    return math.fsum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
+    if twins is None:
+        return math.fsum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
+    said = params.CONCEPT_TWIN_WEIGHT
+    return math.fsum(
+        weight(u)
+        * (half if u[0] >= "\u3040" else said if any(t in units for t in twins.get(u, ())) else 1.0)
+        for u in units
+    )
 
 
 def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[float, str]:
@@ -401,7 +419,8 @@ def assess_card(
         and bool(prompt_units(card, env) - set(best[2].units))
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
-    cosine, described = _description_match(card, env, weight, sizes, least)
+    twins = registry.vocabulary.word_concepts
+    cosine, described = _description_match(card, env, weight, sizes, least, twins)
     described_alone = (
         cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
     )

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Literal, cast
 
 from ome.analysis import stem
-from ome.concepts import ConceptMatcher, build_concept_matcher
+from ome.concepts import CONCEPT_PREFIX, ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 
 Polarity = Literal["positive", "negative"]
@@ -136,6 +136,9 @@ class Vocabulary:
     absence_cues: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # Concept id -> its broader concepts, for those that have some (see Concept.broader).
     broader: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    # A plain unit -> the concept tokens of the same word ("spark" -> §spark; a one-word id's
+    # stem too: "pag" -> §page), for the words that have one.
+    word_concepts: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "stopwords", self.stopwords_en | self.stopwords_zh)
@@ -143,6 +146,11 @@ class Vocabulary:
         object.__setattr__(self, "absence_cues", tuple(cues))
         broader = {c.id: c.broader for c in self.concepts if c.broader}
         object.__setattr__(self, "broader", broader)
+        words: dict[str, list[str]] = {}
+        for c in self.concepts:
+            for word in sorted({c.id} if "_" in c.id else {c.id, stem(c.id)}):
+                words.setdefault(word, []).append(CONCEPT_PREFIX + c.id)
+        object.__setattr__(self, "word_concepts", {w: tuple(ts) for w, ts in words.items()})
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""

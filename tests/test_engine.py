@@ -575,13 +575,14 @@ COVERED = ["overlap", "coverage"]
         (WARMUP_CARD, "Prefill the cache for the fresh staging demo", COVERED, "", "covered"),
         # More of the card's own words: the overlap is a second family as well.
         (WARMUP_CARD, "Prefill the cache on the fresh cluster for the demo", COVERED, "", ""),
-        # A topic word and its concept, plus less than one word of the card's own besides.
+        # A topic word and its concept (one word said once: one and a half units), plus less
+        # than one word of the card's own besides: too little to admit alone.
         (
             TOPIC_CARD,
             "Add a cache for the demo",
             ["overlap", "exact"],
             "insufficient_evidence",
-            "matched",
+            "",
         ),
         (TOPIC_CARD, "Add a cache on the fresh cluster", ["overlap", "exact"], "", ""),
     ],
@@ -1149,7 +1150,7 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
             ),
         },
     )
-    prompt = "Single sign-on fails for some staff on one server and we added an alert on CI."
+    prompt = "Single sign-on fails for some staff on one new server and we added an alert on CI."
     row = next(
         r
         for r in explain(data_dir, prompt)["diagnostics"]["candidates"]
@@ -1637,6 +1638,25 @@ def test_pieces_of_one_short_han_word_cover_no_phrase(
     assert ("coverage" in row["families"]) is covered
 
 
+@pytest.mark.parametrize(
+    ("prompt", "units"),
+    [
+        # "spark" and its concept token are one word said once: 0.5 + 1, and "zebra" 1.
+        ("The spark zebra.", "2.5 units"),
+        # Said through another term of the concept, the word itself is not shared.
+        ("The PySpark zebra.", "2 units"),
+        ("The zebra quagga.", "2 units"),
+    ],
+    ids=["word-and-its-concept", "concept-alone", "plain-words"],
+)
+def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
+    data_dir: Path, prompt: str, units: str
+) -> None:
+    row = lone_card(data_dir, "Spark zebra quagga.", "okapi", prompt)
+    (overlap,) = (e for e in row["evidence"] if e["family"] == "overlap")
+    assert overlap["detail"].startswith(units + ",")
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
@@ -1938,7 +1958,7 @@ def test_a_prompt_naming_a_kind_of_thing_meets_the_general_word(
 def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
     """A prompt about secrets is not about private keys: the link goes one way."""
     write_library(data_dir, SECRET_CARDS)
-    prompt = "Where should the secrets for the deploy job live?"
+    prompt = "Where should the secrets for the deploy job live, in the environment?"
     assert "private_key" not in envelope_of(prompt).concepts
     rows = candidate_rows(data_dir, prompt)
     assert rows["private-key-storage"]["evidence"] == []
