@@ -1860,13 +1860,25 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         ("Write a SQL query that returns the top five customers.", True),
         ("  Convert the settings page to function components.", True),
         ("Rename lockAccount to suspendAccount everywhere.", True),
+        ("Add a dark mode toggle to the settings page.", True),
         # Only the opening verb counts, and only as a whole word.
         ("Rewrite the loader in Rust.", False),
         ("Writes to the ledger hang after the deploy.", False),
+        ("Adding the index locked the table for an hour.", False),
         ("The importer should write a summary line. Convert it later.", False),
         ("帮我写个脚本，把日志按天归档", True),
     ],
-    ids=["write", "leading-space", "rename", "rewrite", "writes", "not-opening", "zh"],
+    ids=[
+        "write",
+        "leading-space",
+        "rename",
+        "add",
+        "rewrite",
+        "writes",
+        "adding",
+        "not-opening",
+        "zh",
+    ],
 )
 def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
     assert envelope_of(prompt).build_request is build
