@@ -362,6 +362,11 @@ def _runs_on(text: str, segment: Segment) -> bool:
     return text[segment.start : segment.end].rstrip().endswith((";", "；"))
 
 
+def _sentences(text: str, segments: list[Segment]) -> int:
+    """How many sentences the segments make: a semicolon ends none."""
+    return sum(not _runs_on(text, s) for s in segments)
+
+
 def _weigh_marked(
     text: str,
     segments: list[Segment],
@@ -462,7 +467,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             start = stop
     language = detect_language(text)
     least = LONG_PROMPT_SEGMENTS_ZH if language in ("zh", "mixed") else LONG_PROMPT_SEGMENTS
-    if len(segments) >= least:
+    sentences = _sentences(text, segments)
+    if sentences >= least:
         segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
     detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
     failures = [
@@ -470,7 +476,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     ]
     breaks = vocab.clause_breaks
     segments = _weigh_marked(text, segments, vocab.settled_cues, breaks, failures, SETTLED_WEIGHT)
-    long_prompt = len(segments) >= least and len(text) >= LONG_PROMPT_CHARS
+    long_prompt = sentences >= least and len(text) >= LONG_PROMPT_CHARS
     if long_prompt:
         # A status update around the request ("billing is merged", "Jonas is on it") is
         # background, wherever it stands; a failure in other hands is theirs, not the prompt's.
@@ -556,7 +562,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         # at most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a
         # longer chain may hold more matters than it has cues.
         two_tasks=(
-            counted or (len(pieces) == 2 and sum(not _runs_on(text, s) for s in segments) <= 2)
+            counted or (len(pieces) == 2 and sentences <= 2)
         )
         and _THIRD_ITEM_RE.search(text) is None
         and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),

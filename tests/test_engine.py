@@ -1657,6 +1657,25 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
     assert overlap["detail"].startswith(units + ",")
 
 
+@pytest.mark.parametrize(
+    ("tail", "long"),
+    [
+        # Three sentences, one with a semicolon: not long, so "And also" chains a second task.
+        ("inserts row by row; rework it so it batches its inserts.", False),
+        ("inserts row by row. Rework it so it batches its inserts.", True),
+    ],
+    ids=["semicolon", "full-stop"],
+)
+def test_a_semicolon_ends_no_sentence_of_a_long_prompt(tail: str, long: bool) -> None:
+    env = envelope_of(
+        "Can you merge my branch for the exporter config without waiting for review? I already "
+        "applied it by hand on the hosts anyway. And also, the new writer for the audit table "
+        + tail
+    )
+    assert env.long_prompt is long
+    assert env.multi_task is not long
+
+
 def test_a_concept_met_in_background_weighs_as_its_sentence(data_dir: Path) -> None:
     def concept_strength(prompt: str) -> float:
         row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
