@@ -561,9 +561,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         # A prompt that counts or numbers two tasks holds two, and so does one of two sentences
         # at most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a
         # longer chain may hold more matters than it has cues.
-        two_tasks=(
-            counted or (len(pieces) == 2 and sentences <= 2)
-        )
+        two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
         and _THIRD_ITEM_RE.search(text) is None
         and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),
         build_request=_opens_with(text, vocab.build_cues),
