@@ -227,12 +227,7 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         return 0.0, False, "", False  # coverage needs two units found; most phrases stop here
     best, full, background = 0.0, False, False
     for segment in env.segments:
-        share, found = coverage(units, segment.terms, weight)
-        if (
-            found >= 2
-            and share >= params.COVERAGE_MIN_SHARE
-            and not _one_han_word(phrase, segment.terms)
-        ):
+        if share := _cover(phrase, segment.terms, weight):
             quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
             quality *= segment.weight
             if quality > best:
@@ -241,28 +236,27 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
                 specific_units = sum(weight(u) for u in units) >= params.STRONG_COVER_WEIGHT
                 background = segment.weight < 1.0
                 best, full = quality, share == 1.0 and specific_units and not background
-    share, found = coverage(units, env.focus_terms, weight)
-    if (
-        found >= 2
-        and share >= params.COVERAGE_MIN_SHARE
-        and not _one_han_word(phrase, env.focus_terms)
-    ):
+    if share := _cover(phrase, env.focus_terms, weight):
         spread = share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR
         if spread > best:
             best, background = spread, False
     return best, full, "coverage", background
 
 
-def _one_han_word(phrase: Phrase, present: frozenset[str]) -> bool:
-    """True when the phrase units found in `present` are all pieces of one short Han word of the
-    phrase (提交 and 交了 of 提交了 in "提交了 .env"): the prompt said that word, and covered
-    nothing of the rest."""
-    found = [u for u in phrase.units if u in present]
-    return all(is_han(u[0]) for u in found) and any(
-        all(u in run for u in found)
+def _cover(phrase: Phrase, present: frozenset[str], weight: Weight) -> float:
+    """The weighted share of a phrase's units found in `present` when they cover the phrase, else
+    0: two units or more, COVERAGE_MIN_SHARE of its weight, and not all pieces of one short Han
+    word of it (提交 and 交了 of 提交了 in "提交了 .env" are that word said, the rest not)."""
+    share, found = coverage(phrase.units, present, weight)
+    if found < 2 or share < params.COVERAGE_MIN_SHARE:
+        return 0.0
+    hits = [u for u in phrase.units if u in present]
+    one_word = all(is_han(u[0]) for u in hits) and any(
+        all(u in run for u in hits)
         for run in han_runs(phrase.text)
         if len(run) <= params.ONE_HAN_WORD_CHARS
     )
+    return 0.0 if one_word else share
 
 
 def _description_match(
@@ -393,15 +387,15 @@ def assess_card(
     c = card.card
     items: list[EvidenceItem] = []
     strong = concrete = False
-    best: tuple[float, str, Phrase | None] = (0.0, "", None)
-    in_background = False
+    # The strongest phrase: its strength, kind, the phrase, and whether it was met only in
+    # background.
+    best: tuple[float, str, Phrase | None, bool] = (0.0, "", None, False)
     for phrase in card.phrases:
         quality, anchor, kind, background = _phrase_quality(phrase, env, weight)
         factor = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
         strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:
-            best = (strength, kind, phrase)
-            in_background = background
+            best = (strength, kind, phrase, background)
         strong = strong or (anchor and phrase.kind != "topic")
         # A question about a one-word thing ("what is OAuth?") is not about the card's lesson.
         concrete = concrete or (anchor and phrase.kind != "topic" and len(phrase.units) > 1)
@@ -483,7 +477,7 @@ def assess_card(
         for i in items
     ]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
-    if in_background:
+    if best[3]:
         # A phrase said only where the prompt gives background ("the force-push incident was
         # already reviewed") names something the prompt is not asking about: it adds to the
         # score, but is no family of evidence for admission.
