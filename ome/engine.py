@@ -393,6 +393,15 @@ def recall(
             continue
         selected.append((position, a))
         decisions[position] = ""
+    if not env.multi_task and any(len(a.families) > 1 for _, a in selected):
+        # One task, and a card that its prompt meets in several ways: a card met in one way only
+        # (a phrase of it and nothing else of its description, as "the hot live room" where
+        # clients reconnect in a storm) names the task's setting, not the task. A named file
+        # is the card's own and stays.
+        for position, a in list(selected):
+            if len(a.families) == 1 and a.families != ("technical",):
+                selected.remove((position, a))
+                decisions[position] = REJECT_SAME_TASK
     if env.two_tasks:
         # Two tasks counted and more cards: a task was read twice. Unanchored cards give way
         # beyond TWO_TASK_CARDS, the best of each clause no card serves yet first, then by score.

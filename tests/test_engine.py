@@ -709,6 +709,74 @@ def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
         assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
 
 
+# "batch" and "window" are on most cards: the phrase "batch window" is all its card shares.
+SETTING_CARDS = {
+    "batch-window-hours": {
+        "title": "Keep heavy jobs inside the batch window",
+        "summary": "Reports that spill past 06:00 compete with morning traffic.",
+        "criteria": {"use_when": ["scheduling a heavy report job"], "ignore_when": []},
+        "recall": {"triggers": ["batch window"]},
+    },
+    "batch-size-cap": {
+        "title": "Cap the batch size of jobs in a window",
+        "summary": "A batch that loads a whole window at once runs out of memory.",
+        "criteria": {"use_when": ["sizing a batch"], "ignore_when": []},
+        "recall": {"triggers": ["batch size"]},
+    },
+    "batch-retry-window": {
+        "title": "Retry a failed batch inside its window",
+        "summary": "A batch retried after its window closes overlaps the next one.",
+        "criteria": {"use_when": ["rerunning a failed batch"], "ignore_when": []},
+        "recall": {"triggers": ["batch retry"]},
+    },
+    "release-connections-before-calls": {
+        "title": "Release database connections before slow calls",
+        "summary": "Workers that hold database connections while waiting on slow HTTP calls "
+        "exhaust the connection pool.",
+        "criteria": {
+            "use_when": ["workers holding connections during slow calls"],
+            "ignore_when": [],
+        },
+        "recall": {"triggers": ["connection pool exhausted"]},
+    },
+}
+HELD_CONNECTIONS = (
+    "the workers held their database connections while waiting on slow HTTP calls, and the "
+    "connection pool ran dry."
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        (
+            "During the batch window " + HELD_CONNECTIONS + " Fix the workers.",
+            ["release-connections-before-calls"],
+        ),
+        ("Move the batch window to 02:00.", ["batch-window-hours"]),
+        (
+            "Two things: move the batch window to 02:00, and " + HELD_CONNECTIONS,
+            ["batch-window-hours", "release-connections-before-calls"],
+        ),
+    ],
+    ids=["setting-of-one-task", "the-task-itself", "announced-second-task"],
+)
+def test_a_card_met_by_one_phrase_alone_gives_way_to_the_task_met_in_several_ways(
+    data_dir: Path, prompt: str, expected: list[str]
+) -> None:
+    """In a one-task prompt, a card whose phrase is all the prompt shares with it names the
+    task's setting when another card is met by a phrase and its description; alone, or in a
+    prompt of two tasks, it stays."""
+    write_library(data_dir, SETTING_CARDS)
+    doc = explain(data_dir, prompt)
+    assert [m["id"] for m in doc["matches"]] == expected
+    row = {c["id"]: c for c in doc["diagnostics"]["candidates"]}["batch-window-hours"]
+    assert row["strong_anchor"]
+    if len(expected) == 1 and expected != ["batch-window-hours"]:
+        assert [e["family"] for e in row["evidence"]] == ["exact"]
+        assert row["rejection"] == "weaker_reading_of_one_task"
+
+
 CERT_CARD = {
     "title": "Alert on certificate expiry",
     "summary": "A TLS certificate that expires unnoticed takes the whole site down, usually on a "
