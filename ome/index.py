@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text, phrase_terms
 from ome.cards import Card
-from ome.concepts import ConceptMatcher, concept_token
+from ome.concepts import CONCEPT_PREFIX, ConceptMatcher, concept_token
 from ome.envelope import absent_spans
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
@@ -277,12 +277,19 @@ def index_card(
         ("summary", field((card.summary,))),
         ("use_when", field(card.use_when)),
     )
+    # The rule is prose and no indexed field (SPEC §5, step 6), but the engineering concepts it
+    # names ("a presigned URL valid for a few minutes") are what the card is about: they join the
+    # description, weighed like any unit by the indexed fields, so a concept no card is indexed
+    # under weighs nothing. Its plain words stay out: they are the lesson's detail.
+    rule_concepts = (
+        (t for t in field((card.rule,)) if t.startswith(CONCEPT_PREFIX)) if card.rule else ()
+    )
     descriptive = frozenset(
         term
         for name, terms in fields
         if name in ("title", "summary", "use_when", "topics", "category", "triggers", "aliases")
         for term in terms
-    )
+    ).union(rule_concepts)
     return IndexedCard(
         card=card,
         layer=layer,

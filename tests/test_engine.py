@@ -89,9 +89,11 @@ def write_library(root: Path, cards: dict[str, dict[str, Any]]) -> None:
     active.mkdir(parents=True, exist_ok=True)
     (root / "config.yaml").write_text("library:\n  starter_cards: false\n", "utf-8")
     for card_id, fields in cards.items():
+        rule = fields.get("rule", f"The rule of {card_id}.")
         front = {"schema": "ome-card", "id": card_id, "status": "active", **fields}
+        front.pop("rule", None)
         text = "---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---\n"
-        text += f"\n## Full Rule\n\n```text\nThe rule of {card_id}.\n```\n"
+        text += f"\n## Full Rule\n\n```text\n{rule}\n```\n"
         (active / f"{card_id}.md").write_text(text, "utf-8")
 
 
@@ -775,6 +777,35 @@ def test_a_card_met_by_one_phrase_alone_gives_way_to_the_task_met_in_several_way
     if len(expected) == 1 and expected != ["batch-window-hours"]:
         assert [e["family"] for e in row["evidence"]] == ["exact"]
         assert row["rejection"] == "weaker_reading_of_one_task"
+
+
+# Only the rule names a presigned URL on the first card; the second card's summary indexes it.
+RULE_CARDS = {
+    "short-lived-document-links": {
+        "title": "Share documents through short-lived links",
+        "summary": "Links to client documents must stop working soon after they are sent.",
+        "criteria": {"use_when": ["sharing documents outside the firm"], "ignore_when": []},
+        "recall": {"triggers": ["document sharing"]},
+        "rule": "Issue a presigned URL that expires within minutes, after checking access.",
+    },
+    "private-buckets": {
+        "title": "Keep storage buckets private",
+        "summary": "A public bucket exposes every file; serve files through a presigned URL.",
+        "criteria": {"use_when": ["creating a bucket"], "ignore_when": []},
+        "recall": {"triggers": ["bucket policy"]},
+        "rule": "Block public access on every bucket.",
+    },
+}
+
+
+def test_the_concepts_a_rule_names_are_part_of_its_card_description(data_dir: Path) -> None:
+    """A Chinese prompt naming a presigned link meets the English card whose rule says it."""
+    write_library(data_dir, RULE_CARDS)
+    doc = explain(data_dir, "发给客户的预签名链接三个月后还能打开，帮我改一下。")
+    assert [m["id"] for m in doc["matches"]] == ["short-lived-document-links"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert rows["short-lived-document-links"]["families"] == ["overlap"]
+    assert rows["private-buckets"]["rejection"] == "insufficient_evidence"
 
 
 CERT_CARD = {

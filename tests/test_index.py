@@ -150,7 +150,7 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
             if matched == len(surface) and skipped:
                 hits.add(ConceptHit(concept, start, at))
     # A long all-Han term may hold up to HAN_GAP_MAX Han characters between two parts, when no
-    # term found so far holds them.
+    # term found so far holds them and none joins two things (版本号和回滚 holds no 版本回滚).
     held = {i for hit in hits for i in range(hit.start, hit.end)}
     for start, char in enumerate(text):
         for surface, concept in han_terms_by_first(matcher, gapped=True).get(char, ()):
@@ -161,7 +161,10 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
                     if (
                         text[start : start + split] == surface[:split]
                         and after <= len(text)
-                        and all(is_han(text[i]) and i not in held for i in inside)
+                        and all(
+                            is_han(text[i]) and i not in held and text[i] not in matcher.han_joiners
+                            for i in inside
+                        )
                         and text[after : after + len(surface) - split] == surface[split:]
                     ):
                         hits.add(ConceptHit(concept, start, after + len(surface) - split))
@@ -280,12 +283,14 @@ def reference_index_card(
         ("summary", field(card.summary)),
         ("use_when", field(" \n ".join(card.use_when))),
     )
+    # The concepts the rule names join the description; its plain words do not.
+    rule_concepts = {t for t in field(card.rule) if t.startswith("§")} if card.rule else set()
     descriptive = frozenset(
         term
         for name, terms in fields
         if name in ("title", "summary", "use_when", "topics", "category", "triggers", "aliases")
         for term in terms
-    )
+    ) | frozenset(rule_concepts)
     return IndexedCard(
         card=card,
         layer="user",
