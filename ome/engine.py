@@ -393,13 +393,19 @@ def recall(
             continue
         selected.append((position, a))
         decisions[position] = ""
-    if not env.multi_task and any(len(a.families) > 1 for _, a in selected):
+
+    def one_way(a: Assessment) -> bool:
+        """Met in one way only: a phrase with nothing else of the card's description beyond
+        its own words, or the description alone."""
+        return a.lone_phrase or a.families == ("overlap",)
+
+    if not env.multi_task and any(len(a.families) > 1 and not one_way(a) for _, a in selected):
         # One task, and a card that its prompt meets in several ways: a card met in one way only
         # (a phrase of it and nothing else of its description, as "the hot live room" where
-        # clients reconnect in a storm) names the task's setting, not the task. A named file
-        # is the card's own and stays.
+        # clients reconnect in a storm) names the task's setting, not the task. A named file or
+        # a fired signal of the card's own is a second way.
         for position, a in list(selected):
-            if len(a.families) == 1 and a.families != ("technical",):
+            if one_way(a):
                 selected.remove((position, a))
                 decisions[position] = REJECT_SAME_TASK
     if env.two_tasks:

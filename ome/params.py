@@ -90,6 +90,8 @@ ROUTING_BYPASS_SCORE = 60
 # A partial cover's description overlap is a second family only when the card's description
 # shares this much unit weight with the prompt beyond the covered phrase's own words (tuned: 1.5
 # and 2.0 measure the same; 1.0 answers one more match-nothing prompt, 3.0 loses paraphrases).
+# Below it, a card met by a phrase said exactly is met in one way only, and in a one-task prompt
+# gives way to a card met in several (measured at 1.0 too: one tuning case fewer).
 ECHO_MIN_EXTRA = 1.5
 # Nor does a description overlap admit a card alone unless it shares as much as one word on one
 # card beyond the words of the phrase the prompt met (a cover, a lone word, a topic) (tuned:

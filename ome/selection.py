@@ -79,6 +79,10 @@ class Assessment:
     penalty: float
     strong_anchor: bool
     rejection: str
+    # Met by one phrase and nothing else: the phrase alone, or said exactly with a description
+    # overlap that holds little beyond the phrase's own words (a cover of a situation phrase
+    # with its echo is that situation said, and not lone).
+    lone_phrase: bool = False
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -513,6 +517,15 @@ def assess_card(
             # own (met whole, covered, or through a synonym) or a close description, not on a
             # few shared topic words; nor does it when the prompt tells a failure or a second task.
             rejection = REJECT_BUILD
+    kinds = {i.family for i in items}
+    lone_phrase = best[2] is not None and (
+        kinds == {best[1]}
+        or (
+            kinds == {"exact", "overlap"}
+            and best[1] == "exact"
+            and _beyond_phrase(card, env, best[2], weight) < params.ECHO_MIN_EXTRA
+        )
+    )
     return Assessment(
         card=card,
         gates=gates,
@@ -521,6 +534,7 @@ def assess_card(
         penalty=penalty,
         strong_anchor=strong,
         rejection=rejection,
+        lone_phrase=lone_phrase,
     )
 
 

@@ -711,7 +711,9 @@ def test_a_short_prompt_announcing_no_second_task_is_one_task_in_every_sentence(
         assert rows["retry-budget"]["score"] >= 0.8 * rows["disk-full-logs"]["score"]
 
 
-# "batch" and "window" are on most cards: the phrase "batch window" is all its card shares.
+# With the two cards on batches, "batch" and "window" are on most cards and the phrase "batch
+# window" is all the prompt shares with its card; without them, its description shares the
+# phrase's words again (an echo of the phrase, not a second way of meeting it).
 SETTING_CARDS = {
     "batch-window-hours": {
         "title": "Keep heavy jobs inside the batch window",
@@ -748,34 +750,44 @@ HELD_CONNECTIONS = (
 )
 
 
+SETTING_PROMPTS = [
+    ("During the batch window " + HELD_CONNECTIONS + " Fix the workers.", False),
+    ("Move the batch window to 02:00.", True),
+    ("Two things: move the batch window to 02:00, and " + HELD_CONNECTIONS, True),
+]
+
+
 @pytest.mark.parametrize(
-    ("prompt", "expected"),
+    ("prompt", "kept", "dropped", "families"),
     [
-        (
-            "During the batch window " + HELD_CONNECTIONS + " Fix the workers.",
-            ["release-connections-before-calls"],
-        ),
-        ("Move the batch window to 02:00.", ["batch-window-hours"]),
-        (
-            "Two things: move the batch window to 02:00, and " + HELD_CONNECTIONS,
-            ["batch-window-hours", "release-connections-before-calls"],
-        ),
+        (prompt, kept, dropped, families)
+        for dropped, families in (
+            ((), ["exact"]),
+            (("batch-size-cap", "batch-retry-window"), ["exact", "overlap"]),
+        )
+        for prompt, kept in SETTING_PROMPTS
     ],
-    ids=["setting-of-one-task", "the-task-itself", "announced-second-task"],
+    ids=[
+        f"{library}-{case}"
+        for library in ("phrase-alone", "phrase-and-echo")
+        for case in ("setting-of-one-task", "the-task-itself", "announced-second-task")
+    ],
 )
 def test_a_card_met_by_one_phrase_alone_gives_way_to_the_task_met_in_several_ways(
-    data_dir: Path, prompt: str, expected: list[str]
+    data_dir: Path, prompt: str, kept: bool, dropped: tuple[str, ...], families: list[str]
 ) -> None:
-    """In a one-task prompt, a card whose phrase is all the prompt shares with it names the
-    task's setting when another card is met by a phrase and its description; alone, or in a
-    prompt of two tasks, it stays."""
-    write_library(data_dir, SETTING_CARDS)
+    """In a one-task prompt, a card whose phrase is all the prompt shares with it (its
+    description at most echoing the phrase) names the task's setting when another card is met by
+    a phrase and its description; alone, or in a prompt of two tasks, it stays."""
+    write_library(data_dir, {k: v for k, v in SETTING_CARDS.items() if k not in dropped})
     doc = explain(data_dir, prompt)
-    assert [m["id"] for m in doc["matches"]] == expected
+    returned = [m["id"] for m in doc["matches"]]
+    assert ("batch-window-hours" in returned) is kept
+    assert ("release-connections-before-calls" in returned) is ("held" in prompt)
     row = {c["id"]: c for c in doc["diagnostics"]["candidates"]}["batch-window-hours"]
     assert row["strong_anchor"]
-    if len(expected) == 1 and expected != ["batch-window-hours"]:
-        assert [e["family"] for e in row["evidence"]] == ["exact"]
+    if not kept:
+        assert row["families"] == families
         assert row["rejection"] == "weaker_reading_of_one_task"
 
 
