@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text, phrase_terms
 from ome.cards import Card
-from ome.concepts import CONCEPT_PREFIX, ConceptMatcher, concept_token
+from ome.concepts import ConceptMatcher, concept_token
 from ome.envelope import absent_spans
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
@@ -281,9 +281,7 @@ def index_card(
     # names ("a presigned URL valid for a few minutes") are what the card is about: they join the
     # description, weighed like any unit by the indexed fields, so a concept no card is indexed
     # under weighs nothing. Its plain words stay out: they are the lesson's detail.
-    rule_concepts = (
-        (t for t in field((card.rule,)) if t.startswith(CONCEPT_PREFIX)) if card.rule else ()
-    )
+    rule_concepts = (concept_token(c) for _, c, _ in analyse(card.rule).hits) if card.rule else ()
     descriptive = frozenset(
         term
         for name, terms in fields

@@ -517,13 +517,18 @@ def assess_card(
             # own (met whole, covered, or through a synonym) or a close description, not on a
             # few shared topic words; nor does it when the prompt tells a failure or a second task.
             rejection = REJECT_BUILD
+    # Read by selection among admitted cards only.
     kinds = {i.family for i in items}
-    lone_phrase = best[2] is not None and (
-        kinds == {best[1]}
-        or (
-            kinds == {"exact", "overlap"}
-            and best[1] == "exact"
-            and _beyond_phrase(card, env, best[2], weight) < params.ECHO_MIN_EXTRA
+    lone_phrase = (
+        not rejection
+        and best[2] is not None
+        and (
+            kinds == {best[1]}
+            or (
+                kinds == {"exact", "overlap"}
+                and best[1] == "exact"
+                and _beyond_phrase(card, env, best[2], weight) < params.ECHO_MIN_EXTRA
+            )
         )
     )
     return Assessment(
