@@ -77,13 +77,20 @@ class CardIndex:
         return specificity(self.doc_freq.get(term, 0), len(self.cards))
 
 
+# Marks that make a phrase code: paths, flags, dotted or snake names, assignments, and the
+# operators and brackets of a command or call (`KEYS *`, `a && b`, `C++`, `t()`). A phrase
+# written with them and met exactly names that very command.
+_TECHNICAL_MARKS = frozenset("/._-$=*#@%&|<>()[]{}~^+")
+
+
 def _is_technical(text: str) -> bool:
-    """Paths, flags, dotted or snake names, camelCase and digits are specific by nature."""
+    """Code marks, digits and camelCase make a phrase specific by nature."""
     stripped = text.strip()
+    marked = not _TECHNICAL_MARKS.isdisjoint(stripped)
     if " " in stripped or any(is_han(c) for c in stripped):
-        return any(c in stripped for c in "/._-$=") and not stripped.isalpha()
+        return marked
     return (
-        any(c in stripped for c in "/._-$=")
+        marked
         or any(c.isdigit() for c in stripped)
         or (any(c.isupper() for c in stripped[1:]) and any(c.islower() for c in stripped))
     )

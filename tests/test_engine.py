@@ -1550,6 +1550,23 @@ def test_a_one_word_anchor_does_not_answer_a_question(
 
 
 @pytest.mark.parametrize(
+    ("trigger", "prompt", "anchored"),
+    [
+        ("ZORBKEYS *", "the cleanup job runs ZORBKEYS * on the box", True),
+        ("ZORBKEYS *", "the cleanup job lists zorbkeys on the box", False),
+        ("zorbify()", "the worker calls zorbify() twice", True),
+        ("zorbify", "the worker calls zorbify twice", False),
+    ],
+)
+def test_a_trigger_written_as_a_command_anchors_when_met_exactly(
+    data_dir: Path, trigger: str, prompt: str, anchored: bool
+) -> None:
+    """A command's marks (`*`, `()`) make a one-word trigger as specific as a path."""
+    row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", trigger, prompt)
+    assert row["strong_anchor"] is anchored
+
+
+@pytest.mark.parametrize(
     ("prompt", "admitted"),
     [
         ("revert the 鹦鹉 now", True),  # the trigger through a synonym, and 鹦鹉 besides
