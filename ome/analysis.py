@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 # A prompt is analysed up to this many characters (after normalisation). A page of background
 # is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
@@ -108,15 +109,31 @@ def stem(word: str) -> str:
             w = w[: -len(suffix)]
             if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
                 w = w[:-1]
+            elif _short_syllable(w):
+                w += "e"  # "noting" meets "note", "writing" meets "write"
             break
     else:
         # "-ation", "-etion", "-ition", "-ution" meet their verbs (migration, migrate); "-ction"
         # and "-sion" do not strip: production is not product, session is not "sess".
         if w.endswith(("ation", "etion", "ition", "ution")) and len(w) - 3 >= 4:
             w = w[:-3]
-    if w.endswith("e") and len(w) > 3:
+    # A final e goes ("release" meets "releasing"), but not after one short syllable: "note" is
+    # not the stopword "not", "plane" is not "plan", "pipe" is not "pip" (Porter's step 5a).
+    if w.endswith("e") and len(w) > 3 and not _short_syllable(w[:-1]):
         w = w[:-1]
     return w
+
+
+def _short_syllable(w: str) -> bool:
+    """True for a stem of one vowel-consonant group ending consonant-vowel-consonant, the last
+    consonant not w, x or y ("not", "plan", "writ"; not "open", "cach", "play")."""
+    shape = "".join(
+        "v" if c in "aeiou" or (c == "y" and i > 0 and w[i - 1] not in "aeiou") else "c"
+        for i, c in enumerate(w)
+    )
+    core = shape.lstrip("c").rstrip("v")
+    groups = sum(1 for a, b in pairwise(core) if a == "v" and b == "c")
+    return groups == 1 and shape.endswith("cvc") and w[-1] not in "wxy"
 
 
 # A token as a plain (term, start, kind, end) tuple, Token's fields in order: the index build

@@ -459,6 +459,13 @@ def test_a_stopword_is_dropped_in_its_stemmed_form_too() -> None:
     assert "deploy" in env.terms
 
 
+def test_a_word_does_not_stem_into_a_stopword() -> None:
+    """A content word keeps its meaning: "notes" stems to "note", not to the stopword "not"."""
+    registry = load_registry()
+    env = build_envelope("Write the release notes", registry, registry.vocabulary.concept_matcher())
+    assert {"releas", "note"} <= set(env.terms)
+
+
 @pytest.mark.parametrize(
     ("prompt", "fires"),
     [
