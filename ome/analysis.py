@@ -10,7 +10,6 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from itertools import pairwise
 
 # A prompt is analysed up to this many characters (after normalisation). A page of background
 # is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
@@ -131,9 +130,7 @@ def _short_syllable(w: str) -> bool:
         "v" if c in "aeiou" or (c == "y" and i > 0 and w[i - 1] not in "aeiou") else "c"
         for i, c in enumerate(w)
     )
-    core = shape.lstrip("c").rstrip("v")
-    groups = sum(1 for a, b in pairwise(core) if a == "v" and b == "c")
-    return groups == 1 and shape.endswith("cvc") and w[-1] not in "wxy"
+    return shape.count("vc") == 1 and shape.endswith("cvc") and w[-1] not in "wxy"
 
 
 # A token as a plain (term, start, kind, end) tuple, Token's fields in order: the index build
