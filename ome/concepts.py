@@ -30,12 +30,15 @@ class ConceptHit:
 class ConceptMatcher:
     """Han terms are found as substrings, also across one infix character between two Han
     characters (an aspect particle: 改完密码 holds 改密码); a long Han term also with a few Han
-    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences."""
+    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences,
+    also across infix words between two words ("certificate has expired" holds "certificate
+    expired")."""
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
     han_infixes: str = ""  # single characters a Han term may hold inside it in a text
     han_joiners: str = ""  # single characters that join two things: never inside a gapped term
+    word_infixes: frozenset[str] = frozenset()  # terms of words a word term may hold inside it
     # han_terms by their first non-ASCII character (a text holding a term holds that
     # character): only terms keyed by a character of the text are searched for, and ASCII
     # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).
@@ -180,6 +183,26 @@ class ConceptMatcher:
             for n, table in longer:
                 for concept in table.get(tuple(words[i : i + n]), ()):
                     hits.append((start, concept, ascii_spans[i + n - 1][3]))
+        if any(word in self.word_infixes for word in words[1:-1]):
+            hits.extend(self._infixed_hits(words, ascii_spans))
+        return hits
+
+    def _infixed_hits(self, words: list[str], spans: list[Span]) -> list[tuple[int, str, int]]:
+        """Word terms found across infix words: the words again without the infixes between two
+        words; only terms spanning a removed infix are new."""
+        last = len(words) - 1
+        kept = [i for i, w in enumerate(words) if not (0 < i < last and w in self.word_infixes)]
+        hits: list[tuple[int, str, int]] = []
+        for at, i in enumerate(kept):
+            if words[i] not in self.word_terms:
+                continue
+            _, longer = self._word_tables.get(words[i]) or self._word_table(words[i])
+            for n, table in longer:
+                run = kept[at : at + n]
+                if len(run) < n or run[-1] - i == n - 1:
+                    continue  # past the text's end, or no infix inside: found as written
+                for concept in table.get(tuple(words[j] for j in run), ()):
+                    hits.append((spans[i][1], concept, spans[run[-1]][3]))
         return hits
 
     def concepts(self, text: str) -> tuple[str, ...]:
@@ -190,9 +213,10 @@ def build_concept_matcher(
     concepts: Iterable[tuple[str, Iterable[str]]],
     han_infixes: Iterable[str] = (),
     han_joiners: Iterable[str] = (),
+    word_infixes: Iterable[str] = (),
 ) -> ConceptMatcher:
-    """Compile (concept id, surface terms) pairs, and the infix and joiner characters, into a
-    matcher."""
+    """Compile (concept id, surface terms) pairs, the infix and joiner characters and the infix
+    words into a matcher."""
     han: dict[str, str] = {}
     words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for concept, surfaces in concepts:
@@ -213,6 +237,7 @@ def build_concept_matcher(
         word_terms={k: tuple(sorted(v)) for k, v in sorted(words.items())},
         han_infixes="".join(sorted(set(han_infixes))),
         han_joiners="".join(sorted(set(han_joiners))),
+        word_infixes=frozenset(t.term for w in word_infixes for t in tokenize(w)),
     )
 
 

@@ -85,7 +85,7 @@ CUE_KEYS = (
 )
 TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
-LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners"})
+LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners", "word_infixes"})
 CONCEPT_KEYS = frozenset({"id", "terms", "broader"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -611,6 +611,16 @@ def _read_han_characters(path: Path, body: Mapping[str, Any], key: str) -> list[
     return sorted(set(characters))
 
 
+def _read_words(path: Path, body: Mapping[str, Any], key: str) -> list[str]:
+    """A lexicon list of single lower-case English words (`word_infixes`), sorted."""
+    check = _Checker(path)
+    words = check.strings(body.get(key, []), f"`{key}`")
+    for word in words:
+        if not (word.isascii() and word.isalpha() and word.islower()):
+            raise check.fail(f"`{key}`: {word!r} is not one lower-case English word")
+    return sorted(set(words))
+
+
 def read_vocabulary(directory: Path) -> dict[str, Any]:
     """Stopwords, envelope vocabulary and lexicon from `directory`, validated and normalised."""
     stop_path = directory / "stopwords.yaml"
@@ -648,6 +658,7 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
         "concepts": _read_concepts(lexicon_path, lexicon),
         "han_infixes": _read_han_characters(lexicon_path, lexicon, "han_infixes"),
         "han_joiners": _read_han_characters(lexicon_path, lexicon, "han_joiners"),
+        "word_infixes": _read_words(lexicon_path, lexicon, "word_infixes"),
     }
 
 

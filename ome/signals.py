@@ -128,6 +128,7 @@ class Vocabulary:
     concepts: tuple[Concept, ...]
     han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
     han_joiners: tuple[str, ...] = ()  # Han characters no gapped concept term holds ("和")
+    word_infixes: tuple[str, ...] = ()  # English words a concept term may hold inside it ("has")
     # Both languages' stopwords (a token is dropped when it is either), made once: every prompt
     # and every indexed card asks for them.
     stopwords: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -155,7 +156,10 @@ class Vocabulary:
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
         return build_concept_matcher(
-            ((c.id, c.terms) for c in self.concepts), self.han_infixes, self.han_joiners
+            ((c.id, c.terms) for c in self.concepts),
+            self.han_infixes,
+            self.han_joiners,
+            self.word_infixes,
         )
 
 
@@ -610,6 +614,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         ),
         han_infixes=_strings(data.get("han_infixes")),
         han_joiners=_strings(data.get("han_joiners")),
+        word_infixes=_strings(data.get("word_infixes")),
     )
 
 

@@ -85,6 +85,40 @@ def test_without_infixes_a_split_term_is_not_found() -> None:
     ]
 
 
+WORDS = build_concept_matcher(
+    [
+        ("certificate_expiry", ["certificate expired"]),
+        ("stale_cache", ["cache stale"]),
+        ("null_check", ["is null"]),
+    ],
+    word_infixes=["is", "has", "been", "was"],
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("certificate expired", [(0, "certificate_expiry", 19)]),
+        # Forms of "be" and "have" between a thing and its state: the term is found across them.
+        ("the certificate has expired", [(4, "certificate_expiry", 27)]),
+        ("certificate has been expired today", [(0, "certificate_expiry", 28)]),
+        ("the cache was stale", [(4, "stale_cache", 19)]),
+        # Only infixes are skipped: another word between the two is another phrase.
+        ("the certificate never expired", []),
+        ("certificate and expired", []),
+        # A term that says an infix itself is matched as written.
+        ("value is null here", [(6, "null_check", 13)]),
+        # An infix counts only between two words.
+        ("cache stale", [(0, "stale_cache", 11)]),
+        ("has expired", []),
+    ],
+)
+def test_word_terms_are_found_across_infix_words(
+    text: str, expected: list[tuple[int, str, int]]
+) -> None:
+    assert sorted((h.start, h.concept, h.end) for h in WORDS.find(text)) == expected
+
+
 def test_find_merges_han_and_word_hits_in_order() -> None:
     hits = MATCHER.find("改完密码 then change password")
     assert [(h.start, h.concept) for h in hits] == [

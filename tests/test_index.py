@@ -175,6 +175,26 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
             if tuple(words[i : i + len(sequence)]) == sequence:
                 end_token = ascii_tokens[i + len(sequence) - 1]
                 hits.add(ConceptHit(concept, ascii_tokens[i].start, end_token.end))
+
+    # Infix words between two words may sit inside a word term, but a term's own words are never
+    # such a skipped infix ("the cache is stale" holds "cache stale").
+    def infix(at: int) -> bool:
+        return 0 < at < len(words) - 1 and words[at] in matcher.word_infixes
+
+    for i, word in enumerate(words):
+        if infix(i):
+            continue
+        for sequence, concept in matcher.word_terms.get(word, ()):
+            at, skipped = i, False
+            for next_word in sequence[1:]:
+                at += 1
+                while at < len(words) and infix(at):
+                    at, skipped = at + 1, True
+                if at >= len(words) or words[at] != next_word:
+                    break
+            else:
+                if skipped:
+                    hits.add(ConceptHit(concept, ascii_tokens[i].start, ascii_tokens[at].end))
     return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
 
 

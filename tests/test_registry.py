@@ -337,6 +337,18 @@ def test_han_infixes_are_single_han_characters(tmp_path: Path, key: str, infix: 
         compile_registry([], vocabulary)
 
 
+@pytest.mark.parametrize("infix", ["has been", "是", "is1", "is-a"])
+def test_word_infixes_are_single_lower_case_words(tmp_path: Path, infix: str) -> None:
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(
+        vocabulary / "lexicon.yaml",
+        f"word_infixes: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
+    )
+    with pytest.raises(RegistryError, match="is not one lower-case English word"):
+        compile_registry([], vocabulary)
+
+
 def test_the_envelope_word_lists_are_data(tmp_path: Path) -> None:
     """Clause words, command programs and path extensions come from envelope.yaml."""
     vocabulary = tmp_path / "vocabulary"
@@ -362,6 +374,14 @@ def test_the_compiled_registry_carries_the_han_infixes_and_joiners() -> None:
     assert vocabulary.concept_matcher().han_infixes == "".join(sorted(vocabulary.han_infixes))
     assert "和" in vocabulary.han_joiners
     assert vocabulary.concept_matcher().han_joiners == "".join(sorted(vocabulary.han_joiners))
+
+
+def test_the_compiled_registry_carries_the_word_infixes() -> None:
+    vocabulary = load_registry().vocabulary
+    assert {"is", "has", "was"} <= set(vocabulary.word_infixes)
+    matcher = vocabulary.concept_matcher()
+    assert matcher.word_infixes == frozenset(vocabulary.word_infixes)
+    assert "certificate_expiry" in matcher.concepts("the certificate has expired")
 
 
 @pytest.mark.parametrize(
