@@ -117,8 +117,10 @@ def stem(word: str) -> str:
         if w.endswith(("ation", "etion", "ition", "ution")) and len(w) - 3 >= 4:
             w = w[:-3]
     # A final e goes ("release" meets "releasing"), but not after one short syllable: "note" is
-    # not the stopword "not", "plane" is not "plan", "pipe" is not "pip" (Porter's step 5a).
-    if w.endswith("e") and len(w) > 3 and not _short_syllable(w[:-1]):
+    # not the stopword "not", "plane" is not "plan", "pipe" is not "pip" (Porter's step 5a);
+    # nor after -al, which would make another word of it: "locale" is not "local", "rationale"
+    # not "rational", "finale" not "final".
+    if w.endswith("e") and len(w) > 3 and not _short_syllable(w[:-1]) and not w.endswith("ale"):
         w = w[:-1]
     return w
 

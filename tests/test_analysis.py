@@ -54,6 +54,11 @@ def test_tokenize_terms(text: str, expected: list[str]) -> None:
         ("cache", "cach"),
         ("opening", "open"),
         ("releasing", "releas"),
+        # Nor after -al: that would be another word.
+        ("locale", "locale"),
+        ("locales", "locale"),
+        ("local", "local"),
+        ("rationale", "rationale"),
     ],
 )
 def test_stem(word: str, expected: str) -> None:

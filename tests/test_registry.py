@@ -486,6 +486,13 @@ def test_a_word_does_not_stem_into_a_stopword() -> None:
     assert {"releas", "note"} <= set(env.terms)
 
 
+def test_a_concept_word_does_not_stem_into_another_word() -> None:
+    """The word "locale" keeps its e: local commits are no locale, a user locale still is."""
+    matcher = load_registry().vocabulary.concept_matcher()
+    assert "locale" not in matcher.concepts("squash my local commits")
+    assert "locale" in matcher.concepts("read the user's locales")
+
+
 @pytest.mark.parametrize(
     ("prompt", "fires"),
     [
