@@ -202,6 +202,7 @@ def result_json(result: RecallResult, explain: bool = False) -> dict[str, Any]:
                 "evidence_rank": c.evidence_rank,
                 "fused": c.fused,
                 "strong_anchor": c.assessment.strong_anchor,
+                "loose_anchor": c.assessment.loose_anchor,
                 "families": list(c.assessment.families),
                 "evidence": [
                     {"family": e.family, "strength": round(e.strength, 4), "detail": e.detail}

@@ -349,7 +349,7 @@ def recall(
             wins = LAYER_RANK.get(a.card.layer, 9) < LAYER_RANK.get(duplicate[1].card.layer, 9)
             contest(duplicate, position, a, wins, REJECT_DUPLICATE)
             continue
-        if not a.strong_anchor:
+        if not a.anchored:
             home = home_of(position)
             if a.score < clause_top.get(home, top_score) * params.RELATIVE_FLOOR:
                 decisions[position] = REJECT_RELATIVE
@@ -366,7 +366,7 @@ def recall(
                 (
                     s
                     for s in selected
-                    if not s[1].strong_anchor
+                    if not s[1].anchored
                     and (
                         home_of(s[0]) == home
                         or (
@@ -411,9 +411,9 @@ def recall(
     if env.two_tasks:
         # Two tasks counted and more cards: a task was read twice. Unanchored cards give way
         # beyond TWO_TASK_CARDS, the best of each clause no card serves yet first, then by score.
-        served = {home_of(p) for p, a in selected if a.strong_anchor}
+        served = {home_of(p) for p, a in selected if a.anchored}
         loose = sorted(
-            (pa for pa in selected if not pa[1].strong_anchor),
+            (pa for pa in selected if not pa[1].anchored),
             key=lambda pa: (-pa[1].score, order(pa)),
         )
         spread = []

@@ -83,10 +83,19 @@ class Assessment:
     # overlap that holds little beyond the phrase's own words (a cover of a situation phrase
     # with its echo is that situation said, and not lone).
     lone_phrase: bool = False
+    # Anchored only by a cover (a phrase's words said apart, in any order) beside a description
+    # that is not close: the anchor admits the card, but among other cards it is no anchor.
+    loose_anchor: bool = False
 
     @property
     def families(self) -> tuple[str, ...]:
         return tuple(sorted({e.family for e in self.evidence}))
+
+    @property
+    def anchored(self) -> bool:
+        """Anchored among other cards: a phrase met whole, a named file, or a cover that the
+        card's description backs."""
+        return self.strong_anchor and not self.loose_anchor
 
     @property
     def admitted(self) -> bool:
@@ -391,6 +400,7 @@ def assess_card(
     c = card.card
     items: list[EvidenceItem] = []
     strong = concrete = False
+    anchors: set[str] = set()  # the evidence families of the phrases that anchor the card
     # The strongest phrase: its strength, kind, the phrase, and whether it was met only in
     # background.
     best: tuple[float, str, Phrase | None, bool] = (0.0, "", None, False)
@@ -400,9 +410,11 @@ def assess_card(
         strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:
             best = (strength, kind, phrase, background)
-        strong = strong or (anchor and phrase.kind != "topic")
-        # A question about a one-word thing ("what is OAuth?") is not about the card's lesson.
-        concrete = concrete or (anchor and phrase.kind != "topic" and len(phrase.units) > 1)
+        if anchor and phrase.kind != "topic":
+            strong = True
+            anchors.add(kind)
+            # A question about a one-word thing ("what is OAuth?") is not about the card's lesson.
+            concrete = concrete or len(phrase.units) > 1
     if best[2] is not None:
         items.append(EvidenceItem(best[1], best[0], best[2].text))
     hinted = [h for h in (*c.hints_positive, *c.hints_required_all) if h in env.fired]
@@ -436,8 +448,13 @@ def assess_card(
         items.append(EvidenceItem("technical", params.PATH_GLOB, matched_paths[0]))
         # A file that several cards' globs match (every CI card's .github/workflows/*.yml) is
         # evidence for each of them, but anchors none: it does not tell them apart.
-        named = any(f not in contested for f in matched_paths)
-        strong, concrete = strong or named, concrete or named
+        if any(f not in contested for f in matched_paths):
+            strong = concrete = True
+            anchors.add("technical")
+    # A phrase whose words a prompt says apart, with little else of the card around them
+    # ("production database" in a status report), admits the card; whether it names the
+    # prompt's task beside another card is for the description to say.
+    loose = anchors == {"coverage"} and not close
     if hinted:
         items.append(
             EvidenceItem(
@@ -540,6 +557,7 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
         lone_phrase=lone_phrase,
+        loose_anchor=loose,
     )
 
 

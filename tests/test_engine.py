@@ -791,6 +791,51 @@ def test_a_card_met_by_one_phrase_alone_gives_way_to_the_task_met_in_several_way
         assert row["rejection"] == "weaker_reading_of_one_task"
 
 
+LOOSE_COVER_CARDS = {
+    "zorb-gateway-backoff": {
+        "title": "Back off before retrying the zorb gateway",
+        "summary": "Retrying the zorb gateway in a tight loop floods it.",
+        "criteria": {"use_when": ["retrying zorb gateway calls"], "ignore_when": []},
+        "recall": {"triggers": ["zorb gateway retry"]},
+    },
+    "quintal-ledger-freeze": {
+        "title": "Freeze the quintal ledger at month end",
+        "summary": "Edits posted after the books close break the totals that finance already "
+        "signed off, and the correction entries then need a second approval round with "
+        "reconciliation reports for every affected cost centre. Controllers lock each period "
+        "in the accounting system, export trial balances to the consolidation workbook, and "
+        "investigate variances against budget before the board pack goes to directors.",
+        "criteria": {"use_when": ["quintal ledger"], "ignore_when": []},
+        "recall": {"triggers": ["ledger freeze"]},
+    },
+}
+LEDGER_BACKGROUND = "In spring the numbers went into the ledger for quintal on time."
+
+
+def test_a_phrase_said_apart_anchors_its_card_but_not_beside_another_task(
+    data_dir: Path,
+) -> None:
+    """A cover (a phrase's words said apart in one sentence) admits its card; beside a card met
+    whole in a long prompt, with little else of its own description said, it is no second task."""
+    write_library(data_dir, LOOSE_COVER_CARDS)
+    alone = explain(data_dir, LEDGER_BACKGROUND)
+    assert [m["id"] for m in alone["matches"]] == ["quintal-ledger-freeze"]
+    long = explain(
+        data_dir,
+        "Some context first. The team is small and the release is next week. "
+        f"{LEDGER_BACKGROUND} Marketing also wants a new banner. "
+        "Right now a zorb gateway retry in a tight loop floods it, please fix that.",
+    )
+    assert long["envelope"]["long_prompt"]
+    assert [m["id"] for m in long["matches"]] == ["zorb-gateway-backoff"]
+    rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
+    ledger = rows["quintal-ledger-freeze"]
+    assert ledger["strong_anchor"] and ledger["loose_anchor"]
+    assert ledger["families"] == ["coverage", "overlap"]
+    assert ledger["rejection"] == "long_prompt_one_task"
+    assert not rows["zorb-gateway-backoff"]["loose_anchor"]
+
+
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
 RULE_CARDS = {
     "short-lived-document-links": {
