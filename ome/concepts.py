@@ -38,7 +38,7 @@ class ConceptMatcher:
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
     han_infixes: str = ""  # single characters a Han term may hold inside it in a text
     han_joiners: str = ""  # single characters that join two things: never inside a gapped term
-    word_infixes: frozenset[str] = frozenset()  # terms of words a word term may hold inside it
+    word_infixes: frozenset[str] = frozenset()  # words (as terms) a word term may hold inside it
     # han_terms by their first non-ASCII character (a text holding a term holds that
     # character): only terms keyed by a character of the text are searched for, and ASCII
     # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).

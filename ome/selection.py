@@ -400,7 +400,7 @@ def assess_card(
     c = card.card
     items: list[EvidenceItem] = []
     strong = concrete = False
-    anchors: set[str] = set()  # the evidence families of the phrases that anchor the card
+    anchors: set[str] = set()  # how the card is anchored: its phrases' families, a named file
     # The strongest phrase: its strength, kind, the phrase, and whether it was met only in
     # background.
     best: tuple[float, str, Phrase | None, bool] = (0.0, "", None, False)
