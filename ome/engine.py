@@ -276,11 +276,18 @@ def recall(
     # A long prompt that does not number or count its tasks holds one task (see below). Its
     # cards are weighed for that task in rank order; a must card is listed first only after.
     one_task = env.long_prompt and not env.multi_task
+    # There, a loosely anchored card (a phrase the background names, little of the card around
+    # it) holds the task only when no card is backed by an anchor or a close description of its
+    # own, and its score is not the bar the others are measured against.
+    passing = one_task and any(
+        a.admitted and (a.anchored or a.close_description) for _, a in assessments
+    )
 
     def order(pa: tuple[int, Assessment], must_first: bool = True) -> tuple[object, ...]:
         position, a = pa
         return (
             not a.admitted,
+            passing and a.loose_anchor,
             must_first and a.card.card.policy != "must",
             -fused[key(position)],
             -a.score,
@@ -312,7 +319,14 @@ def recall(
             for q in shared
         )
     }
-    top_score = max((a.score for p, a in ranked if a.admitted and p not in subsumed), default=0)
+    top_score = max(
+        (
+            a.score
+            for p, a in ranked
+            if a.admitted and p not in subsumed and not (passing and a.loose_anchor)
+        ),
+        default=0,
+    )
 
     # A prompt that announces several tasks holds one per clause: a card then needs to be
     # close to the best card of its own clause, not to the other task's card.

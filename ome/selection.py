@@ -83,9 +83,12 @@ class Assessment:
     # overlap that holds little beyond the phrase's own words (a cover of a situation phrase
     # with its echo is that situation said, and not lone).
     lone_phrase: bool = False
-    # Anchored only by a cover (a phrase's words said apart, in any order) beside a description
-    # that is not close: the anchor admits the card, but among other cards it is no anchor.
+    # Anchored only by a cover (a phrase's words said apart, in any order), or in a long prompt of
+    # one task by a phrase met exactly, beside a description that is not close: the anchor admits
+    # the card, but among other cards it is no anchor.
     loose_anchor: bool = False
+    # The description matches at full strength (DESCRIPTION_MAX): more than a few topic words.
+    close_description: bool = False
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -453,8 +456,11 @@ def assess_card(
             anchors.add("technical")
     # A phrase whose words a prompt says apart, with little else of the card around them
     # ("production database" in a status report), admits the card; whether it names the
-    # prompt's task beside another card is for the description to say.
-    loose = anchors == {"coverage"} and not close
+    # prompt's task beside another card is for the description to say. So for a phrase met
+    # exactly in a long prompt of one task: its status sentences name many things in passing.
+    loose = not close and (
+        anchors == {"coverage"} or (env.long_prompt and not env.multi_task and anchors == {"exact"})
+    )
     if hinted:
         items.append(
             EvidenceItem(
@@ -558,6 +564,7 @@ def assess_card(
         rejection=rejection,
         lone_phrase=lone_phrase,
         loose_anchor=loose,
+        close_description=close,
     )
 
 

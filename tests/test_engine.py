@@ -836,6 +836,58 @@ def test_a_phrase_said_apart_anchors_its_card_but_not_beside_another_task(
     assert not rows["zorb-gateway-backoff"]["loose_anchor"]
 
 
+PASSING_PHRASE_CARDS = {
+    "gizmo-nap-wake": {
+        "title": "Wake napping gizmos before a quintal sync",
+        "summary": "A quintal sync sent to a napping gizmo is dropped without an error; wake the "
+        "gizmo first and confirm its heartbeat.",
+        "criteria": {"use_when": ["syncing quintal data to gizmos"], "ignore_when": []},
+        "recall": {"triggers": ["gizmo wake call"]},
+    },
+    "zorb-ledger-export": {
+        "title": "Export the zorb ledger in pages",
+        "summary": "One export of the whole zorb ledger runs out of memory on the reporting "
+        "host, stalls the nightly finance jobs and leaves half-written files behind. Page "
+        "through the accounts in chunks, stream each chunk to storage, record a cursor after "
+        "every page so a restarted export resumes, and compare row counts with the source. "
+        "Keep exports off the primary database, schedule them outside the settlement "
+        "window, compress archives before upload, and alert treasury when totals drift.",
+        "criteria": {"use_when": ["exporting ledgers for finance"], "ignore_when": []},
+        "recall": {"triggers": ["zorb ledger"]},
+    },
+}
+ZORB_STATUS = (
+    "The regional managers signed the quarterly pack with the zorb ledger numbers in it "
+    "without comments."
+)
+GIZMO_TASK = (
+    "Right now every quintal sync to a napping gizmo is dropped with no error, and the "
+    "heartbeat never comes back; please fix the sync."
+)
+
+
+def test_a_phrase_met_in_passing_in_a_long_prompt_does_not_take_its_task(
+    data_dir: Path,
+) -> None:
+    """In a long prompt of one task, a card whose phrase a status sentence names in passing
+    (little else of its description said) does not take the task from a card the prompt
+    describes closely; in a short prompt the same phrase still anchors its card."""
+    write_library(data_dir, PASSING_PHRASE_CARDS)
+    short = explain(data_dir, "Check the zorb ledger export, it ran out of memory.")
+    assert [m["id"] for m in short["matches"]] == ["zorb-ledger-export"]
+    long = explain(
+        data_dir,
+        "Some context first. The team is small and the release is next week. "
+        f"{ZORB_STATUS} Marketing also wants a new banner. {GIZMO_TASK}",
+    )
+    assert long["envelope"]["long_prompt"] and not long["envelope"]["multi_task"]
+    assert [m["id"] for m in long["matches"]] == ["gizmo-nap-wake"]
+    rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
+    zorb = rows["zorb-ledger-export"]
+    assert zorb["strong_anchor"] and zorb["loose_anchor"]
+    assert zorb["rejection"] == "long_prompt_one_task"
+
+
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
 RULE_CARDS = {
     "short-lived-document-links": {
