@@ -202,6 +202,14 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _reads_better(a: Assessment, b: Assessment) -> bool:
+    """Of two readings of one task, whether `a` wins: a card its description backs closely beats
+    one held only by a loose anchor; otherwise the stronger lexical evidence wins."""
+    if a.close_description != b.close_description and (a.loose_anchor or b.loose_anchor):
+        return a.close_description
+    return lexical_strength(a) > lexical_strength(b)
+
+
 def is_maintenance_command(prompt: str) -> bool:
     """True when the prompt's first non-blank line is an `ome` command."""
     first = next((line for line in prompt.splitlines() if line.strip()), "")
@@ -370,11 +378,12 @@ def recall(
                 continue
             # Two unanchored cards from one clause are one task read twice: the one with the
             # stronger lexical evidence keeps the clause, whichever came first in the fused
-            # order. Signals are left out: they fire for a whole area, not for one look-alike.
-            # A short prompt that announces no second task is one task in every clause (the
-            # other sentences are its context), unless the two cards' lexical evidence is
-            # equal (nothing then tells them apart) or each card met one of its own phrases
-            # whole in its own clause: two tasks said plainly, and both stay.
+            # order, unless one is held by a loose anchor and the other's description is close
+            # (`_reads_better`). Signals are left out: they fire for a whole area, not for one
+            # look-alike. A short prompt that announces no second task is one task in every
+            # clause (the other sentences are its context), unless the two cards' lexical
+            # evidence is equal (nothing then tells them apart) or each card met one of its own
+            # phrases whole in its own clause: two tasks said plainly, and both stay.
             strength = lexical_strength(a)
             rival = next(
                 (
@@ -393,7 +402,7 @@ def recall(
                 None,
             )
             if rival is not None:
-                wins = strength > lexical_strength(rival[1])
+                wins = _reads_better(a, rival[1])
                 contest(rival, position, a, wins, REJECT_SAME_TASK)
                 continue
             # A long prompt is one task among paragraphs of background unless it numbers or

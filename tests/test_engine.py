@@ -888,6 +888,43 @@ def test_a_phrase_met_in_passing_in_a_long_prompt_does_not_take_its_task(
     assert zorb["rejection"] == "long_prompt_one_task"
 
 
+LOOSE_OR_CLOSE_CARDS = {
+    "gizmo-sync-wake": {
+        "title": "Wake a gizmo before its quintal sync",
+        "summary": "A quintal sync sent to a napping gizmo is dropped silently, and its heartbeat "
+        "never comes back.",
+        "criteria": {"use_when": ["planning gizmo maintenance"], "ignore_when": []},
+        "recall": {"triggers": ["gizmo wake call"]},
+    },
+    "heartbeat-sync-alarm": {
+        "title": "Page the owner when a heartbeat sync alarm fires",
+        "summary": "Alarms routed to an unowned pager rota go unanswered over weekends; keep an "
+        "owner, an escalation chain and a runbook link on every alarm definition. Review "
+        "thresholds quarterly, silence flapping checks with an expiry date, record who "
+        "acknowledged each incident, and test the paging path after every vendor change so "
+        "a broken integration is found during office hours rather than at night.",
+        "criteria": {"use_when": ["defining alarms"], "ignore_when": []},
+        "recall": {"triggers": ["zorble pager"]},
+    },
+}
+
+
+def test_a_loose_anchor_gives_way_to_a_close_description(data_dir: Path) -> None:
+    """Two readings of one task: a card held only by a phrase said apart loses to the card the
+    prompt describes closely, though its evidence adds up to more."""
+    write_library(data_dir, LOOSE_OR_CLOSE_CARDS)
+    doc = explain(
+        data_dir,
+        "Every quintal sync to a napping gizmo is dropped silently over the weekend, the pager "
+        "of the zorble owner stays quiet, and the heartbeat never comes back.",
+    )
+    assert [m["id"] for m in doc["matches"]] == ["gizmo-sync-wake"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    alarm = rows["heartbeat-sync-alarm"]
+    assert alarm["loose_anchor"] and alarm["score"] > rows["gizmo-sync-wake"]["score"]
+    assert alarm["rejection"] == "weaker_reading_of_one_task"
+
+
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
 RULE_CARDS = {
     "short-lived-document-links": {
