@@ -284,12 +284,12 @@ def recall(
     # A long prompt that does not number or count its tasks holds one task (see below). Its
     # cards are weighed for that task in rank order; a must card is listed first only after.
     one_task = env.long_prompt and not env.multi_task
-    # There, a loosely anchored card (a phrase the background names, little of the card around
-    # it) holds the task only when no card is backed by an anchor or a close description of its
-    # own, and its score is not the bar the others are measured against.
-    passing = one_task and any(
-        a.admitted and (a.anchored or a.close_description) for _, a in assessments
-    )
+    # A loosely anchored card (a phrase said apart, or named in passing in a long prompt, with
+    # little of the card around it) is not the bar the others are measured against while a card
+    # is backed by an anchor or a close description of its own; in a long prompt of one task it
+    # then holds the task only after those.
+    backed = any(a.admitted and (a.anchored or a.close_description) for _, a in assessments)
+    passing = one_task and backed
 
     def order(pa: tuple[int, Assessment], must_first: bool = True) -> tuple[object, ...]:
         position, a = pa
@@ -331,7 +331,7 @@ def recall(
         (
             a.score
             for p, a in ranked
-            if a.admitted and p not in subsumed and not (passing and a.loose_anchor)
+            if a.admitted and p not in subsumed and not (backed and a.loose_anchor)
         ),
         default=0,
     )

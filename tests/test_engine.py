@@ -17,7 +17,12 @@ from ome.cli.common import to_json
 from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
-from ome.params import FAMILY_MIN_STRENGTH, LONG_PROMPT_STAND_IN_SCORE, SECOND_TASK_SCORE
+from ome.params import (
+    FAMILY_MIN_STRENGTH,
+    LONG_PROMPT_STAND_IN_SCORE,
+    RELATIVE_FLOOR,
+    SECOND_TASK_SCORE,
+)
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context
 
@@ -923,6 +928,21 @@ def test_a_loose_anchor_gives_way_to_a_close_description(data_dir: Path) -> None
     alarm = rows["heartbeat-sync-alarm"]
     assert alarm["loose_anchor"] and alarm["score"] > rows["gizmo-sync-wake"]["score"]
     assert alarm["rejection"] == "weaker_reading_of_one_task"
+
+
+def test_a_loose_anchor_sets_no_bar_for_a_closely_described_card(data_dir: Path) -> None:
+    """A card held by a loose anchor scores high on its cover; the card the prompt describes
+    closely is not measured against that score (the relative floor), and takes the task."""
+    write_library(data_dir, LOOSE_OR_CLOSE_CARDS)
+    doc = explain(
+        data_dir,
+        "A sync to the napping gizmo is dropped silently over the weekend, the pager of the "
+        "zorble owner stays quiet, and the heartbeat never comes back.",
+    )
+    assert [m["id"] for m in doc["matches"]] == ["gizmo-sync-wake"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    alarm, wake = rows["heartbeat-sync-alarm"], rows["gizmo-sync-wake"]
+    assert alarm["loose_anchor"] and wake["score"] < alarm["score"] * RELATIVE_FLOOR
 
 
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
