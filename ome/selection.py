@@ -530,15 +530,16 @@ def assess_card(
         elif (
             env.build_request
             and not strong
-            and not solid & _own_phrase_families(best[1], best[2], env)
+            and not solid & _own_phrase_families(best[1], best[2], env, best[0])
             and not close
             and not env.multi_task
             and "debug" not in env.intent_modes
         ):
             # A request for new code or a rewrite ("Write a SQL query that ...", "Convert the page
             # to hooks") shares topic words with many lessons. A card joins it on a phrase of its
-            # own (met whole, covered, or through a synonym) or a close description, not on a
-            # few shared topic words; nor does it when the prompt tells a failure or a second task.
+            # own (met exactly, covered whole, or through a synonym) or a close description, not
+            # on a few shared topic words, nor on part of a phrase; nor does it when the prompt
+            # tells a failure or a second task.
             rejection = REJECT_BUILD
     # Read by selection among admitted cards only.
     kinds = {i.family for i in items}
@@ -568,12 +569,17 @@ def assess_card(
     )
 
 
-def _own_phrase_families(kind: str, phrase: Phrase | None, env: Envelope) -> frozenset[str]:
+def _own_phrase_families(
+    kind: str, phrase: Phrase | None, env: Envelope, strength: float
+) -> frozenset[str]:
     """The phrase families that show the prompt saying one of the card's own phrases. A
     one-concept phrase met only through a concept the prompt implies ("private key" implies
-    "secret") is evidence, but not the card's phrase said in the prompt."""
+    "secret") is evidence, but not the card's phrase said in the prompt; nor is part of a
+    phrase (a cover weaker than a whole one, WHOLE_PHRASE_STRENGTH)."""
     if kind == "concepts" and phrase is not None and set(phrase.units) <= env.implied:
         return PHRASE_FAMILIES - {"concepts"}
+    if kind == "coverage" and strength < params.WHOLE_PHRASE_STRENGTH:
+        return PHRASE_FAMILIES - {"coverage"}
     return PHRASE_FAMILIES
 
 

@@ -2287,6 +2287,24 @@ def test_renaming_a_field_is_a_rename_but_renaming_a_struct_is_no_field_rename()
     assert "field_rename" not in concepts
 
 
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("Write a zorbic quintal 鹦鹉 gizmo exporter.", "build_request_without_anchor"),
+        ("Write a relay exporter for the zorbic quintal 鹦鹉 gizmo.", ""),
+    ],
+    ids=["part-of-a-phrase", "whole-phrase"],
+)
+def test_a_build_request_takes_a_card_on_a_whole_phrase_not_on_part_of_one(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    """Two words of a three-word trigger are shared topic words, not the card's phrase said."""
+    summary = f"The zorbic quintal 鹦鹉 drifts when the gizmo naps: {FILLER}."
+    row = lone_card(data_dir, summary, "zorbic quintal relay", prompt)
+    assert set(row["families"]) == {"coverage", "overlap"}
+    assert row["rejection"] == rejection
+
+
 def test_a_build_request_does_not_take_a_card_on_an_implied_concept_alone(data_dir: Path) -> None:
     """ "Write a script ..." joins a card on a phrase of its own; "private key" implies the card's
     "secret", which is evidence, not the card's phrase said. Told as a situation, the same
