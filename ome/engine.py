@@ -289,13 +289,13 @@ def recall(
     # is backed by an anchor or a close description of its own; in a long prompt of one task it
     # then holds the task only after those.
     backed = any(a.admitted and (a.anchored or a.close_description) for _, a in assessments)
-    passing = one_task and backed
+    loose_last = one_task and backed
 
     def order(pa: tuple[int, Assessment], must_first: bool = True) -> tuple[object, ...]:
         position, a = pa
         return (
             not a.admitted,
-            passing and a.loose_anchor,
+            loose_last and a.loose_anchor,
             must_first and a.card.card.policy != "must",
             -fused[key(position)],
             -a.score,
@@ -435,18 +435,18 @@ def recall(
         # Two tasks counted and more cards: a task was read twice. Unanchored cards give way
         # beyond TWO_TASK_CARDS, the best of each clause no card serves yet first, then by score.
         served = {home_of(p) for p, a in selected if a.anchored}
-        loose = sorted(
+        unanchored = sorted(
             (pa for pa in selected if not pa[1].anchored),
             key=lambda pa: (-pa[1].score, order(pa)),
         )
         spread = []
-        for position, _ in loose:
+        for position, _ in unanchored:
             if home_of(position) not in served:
                 served.add(home_of(position))
                 spread.append(position)
-        room = max(0, params.TWO_TASK_CARDS - (len(selected) - len(loose)))
-        staying = [*spread, *(p for p, _ in loose if p not in spread)][:room]
-        for position, _ in loose:
+        room = max(0, params.TWO_TASK_CARDS - (len(selected) - len(unanchored)))
+        staying = [*spread, *(p for p, _ in unanchored if p not in spread)][:room]
+        for position, _ in unanchored:
             if position not in staying:
                 decisions[position] = REJECT_TASKS
         selected = [pa for pa in selected if decisions[pa[0]] != REJECT_TASKS]

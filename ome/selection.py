@@ -96,8 +96,8 @@ class Assessment:
 
     @property
     def anchored(self) -> bool:
-        """Anchored among other cards: a phrase met whole, a named file, or a cover that the
-        card's description backs."""
+        """Anchored among other cards: a strong anchor that is not loose (a phrase met exactly,
+        a named file, or a cover the card's description backs)."""
         return self.strong_anchor and not self.loose_anchor
 
     @property
