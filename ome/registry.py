@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -601,24 +601,31 @@ def _broader_closure(path: Path, broader: Mapping[str, list[str]]) -> dict[str, 
     return closure
 
 
-def _read_han_characters(path: Path, body: Mapping[str, Any], key: str) -> list[str]:
-    """A lexicon list of single Han characters (`han_infixes`, `han_joiners`), sorted."""
-    check = _Checker(path)
-    characters = check.strings(body.get(key, []), f"`{key}`")
-    for character in characters:
-        if len(character) != 1 or not is_han(character):
-            raise check.fail(f"`{key}`: {character!r} is not one Han character")
-    return sorted(set(characters))
+def _one_han_character(text: str) -> bool:
+    return len(text) == 1 and is_han(text)
 
 
-def _read_words(path: Path, body: Mapping[str, Any], key: str) -> list[str]:
-    """A lexicon list of single lower-case English words (`word_infixes`), sorted."""
+def _one_english_word(text: str) -> bool:
+    return text.isascii() and text.isalpha() and text.islower()
+
+
+# What each lexicon list of single items holds: a test of one item and its name in errors.
+_LEXICON_ITEMS: dict[str, tuple[Callable[[str], bool], str]] = {
+    "han_infixes": (_one_han_character, "one Han character"),
+    "han_joiners": (_one_han_character, "one Han character"),
+    "word_infixes": (_one_english_word, "one lower-case English word"),
+}
+
+
+def _read_lexicon_items(path: Path, body: Mapping[str, Any], key: str) -> list[str]:
+    """A lexicon list of single items (`_LEXICON_ITEMS`), each checked, sorted."""
+    fits, what = _LEXICON_ITEMS[key]
     check = _Checker(path)
-    words = check.strings(body.get(key, []), f"`{key}`")
-    for word in words:
-        if not (word.isascii() and word.isalpha() and word.islower()):
-            raise check.fail(f"`{key}`: {word!r} is not one lower-case English word")
-    return sorted(set(words))
+    items = check.strings(body.get(key, []), f"`{key}`")
+    for item in items:
+        if not fits(item):
+            raise check.fail(f"`{key}`: {item!r} is not {what}")
+    return sorted(set(items))
 
 
 def read_vocabulary(directory: Path) -> dict[str, Any]:
@@ -656,9 +663,7 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
             for key in TOKEN_LIST_KEYS
         },
         "concepts": _read_concepts(lexicon_path, lexicon),
-        "han_infixes": _read_han_characters(lexicon_path, lexicon, "han_infixes"),
-        "han_joiners": _read_han_characters(lexicon_path, lexicon, "han_joiners"),
-        "word_infixes": _read_words(lexicon_path, lexicon, "word_infixes"),
+        **{key: _read_lexicon_items(lexicon_path, lexicon, key) for key in _LEXICON_ITEMS},
     }
 
 

@@ -817,6 +817,14 @@ LOOSE_COVER_CARDS = {
 LEDGER_BACKGROUND = "In spring the numbers went into the ledger for quintal on time."
 
 
+def status_report(background: str, task: str) -> str:
+    """A long prompt of one task: context sentences, `background` among them, then `task`."""
+    return (
+        "Some context first. The team is small and the release is next week. "
+        f"{background} Marketing also wants a new banner. {task}"
+    )
+
+
 def test_a_phrase_said_apart_anchors_its_card_but_not_beside_another_task(
     data_dir: Path,
 ) -> None:
@@ -827,9 +835,10 @@ def test_a_phrase_said_apart_anchors_its_card_but_not_beside_another_task(
     assert [m["id"] for m in alone["matches"]] == ["quintal-ledger-freeze"]
     long = explain(
         data_dir,
-        "Some context first. The team is small and the release is next week. "
-        f"{LEDGER_BACKGROUND} Marketing also wants a new banner. "
-        "Right now a zorb gateway retry in a tight loop floods it, please fix that.",
+        status_report(
+            LEDGER_BACKGROUND,
+            "Right now a zorb gateway retry in a tight loop floods it, please fix that.",
+        ),
     )
     assert long["envelope"]["long_prompt"]
     assert [m["id"] for m in long["matches"]] == ["zorb-gateway-backoff"]
@@ -880,11 +889,7 @@ def test_a_phrase_met_in_passing_in_a_long_prompt_does_not_take_its_task(
     write_library(data_dir, PASSING_PHRASE_CARDS)
     short = explain(data_dir, "Check the zorb ledger export, it ran out of memory.")
     assert [m["id"] for m in short["matches"]] == ["zorb-ledger-export"]
-    long = explain(
-        data_dir,
-        "Some context first. The team is small and the release is next week. "
-        f"{ZORB_STATUS} Marketing also wants a new banner. {GIZMO_TASK}",
-    )
+    long = explain(data_dir, status_report(ZORB_STATUS, GIZMO_TASK))
     assert long["envelope"]["long_prompt"] and not long["envelope"]["multi_task"]
     assert [m["id"] for m in long["matches"]] == ["gizmo-nap-wake"]
     rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}

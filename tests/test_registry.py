@@ -324,28 +324,30 @@ def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
     assert "broader" not in concepts["secret"]
 
 
-@pytest.mark.parametrize("key", ["han_infixes", "han_joiners"])
-@pytest.mark.parametrize("infix", ["ab", "a", "了了"])
-def test_han_infixes_are_single_han_characters(tmp_path: Path, key: str, infix: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "infix", "message"),
+    [
+        *(
+            (key, infix, "is not one Han character")
+            for key in ("han_infixes", "han_joiners")
+            for infix in ("ab", "a", "了了")
+        ),
+        *(
+            ("word_infixes", infix, "is not one lower-case English word")
+            for infix in ("has been", "是", "is1", "is-a")
+        ),
+    ],
+)
+def test_lexicon_infixes_are_single_items(
+    tmp_path: Path, key: str, infix: str, message: str
+) -> None:
     vocabulary = tmp_path / "vocabulary"
     shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
     _write(
         vocabulary / "lexicon.yaml",
         f"{key}: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
     )
-    with pytest.raises(RegistryError, match="is not one Han character"):
-        compile_registry([], vocabulary)
-
-
-@pytest.mark.parametrize("infix", ["has been", "是", "is1", "is-a"])
-def test_word_infixes_are_single_lower_case_words(tmp_path: Path, infix: str) -> None:
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(
-        vocabulary / "lexicon.yaml",
-        f"word_infixes: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
-    )
-    with pytest.raises(RegistryError, match="is not one lower-case English word"):
+    with pytest.raises(RegistryError, match=message):
         compile_registry([], vocabulary)
 
 
