@@ -1552,6 +1552,10 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         ("no bump past python:3.12.4: pin it", "no bump past python:3.12.4"),
         ("This isn't a schema change, just rename the label", "isn't a schema change"),
         ("The ticket is not about speed: fix the copy", "not about speed"),
+        (
+            "Restyle the page; nothing about how totals are computed changes",
+            "nothing about how totals are computed changes",
+        ),
         # What follows 就能 is what happens; what follows 以外 is everything but the exception.
         ("不需要登录就能访问管理后台的接口", "不需要登录"),
         ("除了 Chrome 以外其他浏览器都白屏", "除了 chrome"),
