@@ -47,6 +47,9 @@ REJECT_TASKS = "more_cards_than_tasks"
 Weight = Callable[[str], float]
 LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
 PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
+# Intents of a prompt that asks to understand something, not to change it (sorted, as the
+# envelope gives them): how or why it works, or that and talking it through.
+_UNDERSTANDING = frozenset({("explain",), ("discuss", "explain")})
 _INFLECTIONS = ("", "s", "es", "d", "ed", "ing")
 
 
@@ -522,10 +525,10 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
-        elif env.intent_modes == ("explain",) and not concrete and "coverage" not in solid:
-            # A question that only asks how or why something works is answered from knowledge,
-            # not from a lesson: a card joins it when the prompt covers one of its phrases, meets
-            # a phrase of several words whole, or names one of its files.
+        elif env.intent_modes in _UNDERSTANDING and not concrete and "coverage" not in solid:
+            # A question that only asks how or why something works, or to talk it through, is
+            # answered from knowledge, not from a lesson: a card joins it when the prompt covers
+            # one of its phrases, meets a phrase of several words whole, or names one of its files.
             rejection = REJECT_QUESTION
         elif (
             env.build_request

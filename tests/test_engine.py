@@ -1667,6 +1667,15 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
         ("Why does the zorbic quintal 鹦鹉 crash twice a day?", ""),
         ("为什么 zorbic quintal 鹦鹉 每天都报错？", ""),
         ("What is a zorbic quintal 鹦鹉? Our shop runs one.", "question_without_covered_phrase"),
+        # Asking to understand it and talk it through is still no request to change anything.
+        (
+            "想了解一下 zorbic quintal 鹦鹉 的原理，只是讨论一下。",
+            "question_without_covered_phrase",
+        ),
+        (
+            "What do you think: how does a zorbic quintal 鹦鹉 work?",
+            "question_without_covered_phrase",
+        ),
         # A failure told in another sentence makes the question a diagnosis too.
         ("Our zorbic quintal 鹦鹉 crashes every night. What is going on?", ""),
         ("我们的 zorbic quintal 鹦鹉 每晚都失败。这是什么原因？", ""),
