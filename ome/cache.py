@@ -31,6 +31,7 @@ from ome.cards import Status
 from ome.concepts import ConceptMatcher
 from ome.config import CACHE_DIR, load_config_cached
 from ome.errors import CardError, UnsafeIdError
+from ome.glosses import glosses_path
 from ome.index import CardIndex, IndexedCard, build_index, card_postings, index_card
 from ome.library import CardFile, InvalidCard, Library, Source, read_card_file
 from ome.resources import resource_dir
@@ -71,7 +72,7 @@ _MERGEABLE_INDEX_FIELDS = (
     "registry_digest",
 )
 # Modules whose code decides what a cached card record holds.
-_CODE_MODULES = ("cards", "library", "analysis", "concepts", "index", "params", "cache")
+_CODE_MODULES = ("cards", "library", "analysis", "concepts", "glosses", "index", "params", "cache")
 
 
 class CacheError(Exception):
@@ -235,12 +236,14 @@ def codec(cls: type) -> _Codec:
 
 
 def _code_stamp() -> list[Any]:
-    """Size and mtime of the modules that decide a record's content: code edits invalidate."""
+    """Size and mtime of the modules and data that decide a record's content (a card's glosses
+    come from the gloss table): edits invalidate."""
     package = os.path.dirname(os.path.abspath(__file__))
+    files = [(name, os.path.join(package, name + ".py")) for name in _CODE_MODULES]
     stamp: list[Any] = []
-    for name in _CODE_MODULES:
+    for name, path in [*files, ("glosses.tsv", str(glosses_path()))]:
         try:
-            st = os.stat(os.path.join(package, name + ".py"))
+            st = os.stat(path)
             stamp.append([name, st.st_size, st.st_mtime_ns])
         except OSError:
             stamp.append([name])

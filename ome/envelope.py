@@ -15,8 +15,9 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
-from ome.analysis import is_han, normalize_text, tokenize
+from ome.analysis import has_han, is_han, normalize_text, tokenize
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
+from ome.glosses import glosses
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
 Language = Literal["en", "zh", "mixed", "none"]
@@ -175,6 +176,9 @@ class Envelope:
     segments: tuple[Segment, ...]
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
     windows: tuple[tuple[frozenset[str], float], ...]  # terms, weight: sentences, tasks
+    # The English terms of each window's Chinese words (`ome.glosses`), in the order of `windows`;
+    # empty when the prompt has no Han text.
+    window_glosses: tuple[frozenset[str], ...]
     implied: frozenset[str]  # concept tokens only implied: what a named concept is a kind of
     clauses: tuple[frozenset[str], ...]
     long_prompt: bool  # LONG_PROMPT_SEGMENTS(_ZH) sentences or more: background around one task
@@ -513,6 +517,32 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     window_bounds = dict.fromkeys(
         (i, min(i + span, len(segments))) for i in range(len(segments)) for span in spans
     )
+    # The description windows: (start, stop, terms, weight) of each run of sentences, and of
+    # each task piece.
+    windows = [
+        (
+            chosen[0].start,
+            chosen[-1].end,
+            frozenset(t for s in chosen for t in s.terms),
+            sum(s.weight for s in chosen) / len(chosen),
+        )
+        for start, stop in window_bounds
+        if (chosen := segments[start:stop])
+    ] + [
+        (start, stop, terms, _weight_at(segments, start))
+        for start, stop in pieces
+        if (terms := span_terms(start, stop, exclusions))
+    ]
+
+    def glossed(start: int, stop: int) -> frozenset[str]:
+        """The glosses of original[start:stop], what an exclusion span holds left out."""
+        kept = original[start:stop]
+        for a, b in exclusions:
+            a, b = max(a, start) - start, min(b, stop) - start
+            if a < b:
+                kept = kept[:a] + " " * (b - a) + kept[b:]
+        return glosses(kept, vocab.stopwords_zh, stopwords)
+
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.
     fired = tuple(
@@ -541,19 +571,10 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         exclusion_spans=exclusions,
         segments=tuple(segments),
         focus_terms=frozenset(t for s in segments if s.weight == 1.0 for t in s.terms),
-        windows=tuple(
-            (
-                frozenset(t for s in chosen for t in s.terms),
-                sum(s.weight for s in chosen) / len(chosen),
-            )
-            for start, stop in window_bounds
-            if (chosen := segments[start:stop])
-        )
-        + tuple(
-            (terms, _weight_at(segments, start))
-            for start, stop in pieces
-            if (terms := span_terms(start, stop, exclusions))
-        ),
+        windows=tuple((terms, weight) for _, _, terms, weight in windows),
+        window_glosses=tuple(glossed(start, stop) for start, stop, _, _ in windows)
+        if has_han(original)
+        else (),
         implied=implied,
         clauses=tuple(clauses),
         long_prompt=long_prompt,

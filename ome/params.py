@@ -76,6 +76,11 @@ HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # double count. Counting the word not at all, or halving it in the shared units alone, measured
 # lower.
 CONCEPT_TWIN_WEIGHT = 0.5
+# A word one side says in Chinese and the other in English (a gloss from `ome.glosses` met by
+# the other side's word) counts this much of its specificity in the description overlap, and
+# not at all beside its own concept token: a dictionary sense is weaker evidence than the word,
+# and the lexicon already bridged the concept. Tuned on the proxy suites (0.35, 0.5, 0.75).
+GLOSS_WEIGHT = 0.5
 # A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
 # Han characters inside it, between two parts of two or more: Chinese puts an object or a
 # pronoun between a phrase's parts (按职责把它拆开 for 按职责拆开, 发布新流程 for 发布流程).
@@ -163,6 +168,7 @@ __all__ = [
     "FAMILY_MIN_STRENGTH",
     "FIELD_WEIGHTS",
     "FULL_COVER_QUALITY",
+    "GLOSS_WEIGHT",
     "HAN_BIGRAM_WEIGHT",
     "HAN_GAP_MAX",
     "HAN_GAP_MIN_TERM",

@@ -285,28 +285,39 @@ def _description_match(
     window_sizes: Sequence[float],
     least: float,
     twins: Mapping[str, tuple[str, ...]],
-) -> tuple[float, float]:
-    """Best (cosine, shared units) between the card's description and a window of segments.
+) -> tuple[float, float, float]:
+    """Best (cosine, shared units, units shared through glosses) between the card's description
+    and a window of segments.
 
     Cosine over distinct units (Salton's set cosine: shared / sqrt(|card| * |window|)) keeps a
     long window or a long summary from matching by sheer size; Han bigrams count half.
     `window_sizes` are the windows' own weights, the same for every card of one prompt. A window
     sharing at least `least` units beats one that shares fewer: a short last sentence with a
     higher cosine must not hide the window that holds the overlap. A word and its own concept
-    token are one word (`twins`, as in `_weight`).
+    token are one word (`twins`, as in `_weight`); a word that one side says in Chinese counts
+    GLOSS_WEIGHT.
     """
-    best = (False, 0.0, 0.0)
+    best = (False, 0.0, 0.0, 0.0)
     size = 0.0
-    for (window, place), window_size in zip(env.windows, window_sizes, strict=True):
+    glossed = env.window_glosses or (frozenset(),) * len(env.windows)
+    for (window, place), window_size, gloss in zip(env.windows, window_sizes, glossed, strict=True):
         common = card.descriptive_units & window
-        if not common:
+        # What one side says in Chinese and the other in English meets through the dictionary,
+        # unless it met as a concept of the lexicon.
+        translated = {
+            unit
+            for unit in (card.descriptive_units & gloss) | (card.gloss_units & window)
+            if unit not in common and not any(t in common for t in twins.get(unit, ()))
+        }
+        if not common and not translated:
             continue
         size = size or _weight(card.descriptive_units, weight, twins)
-        shared = _weight(common, weight, twins)
-        if shared:
-            cosine = place * shared / math.sqrt(size * window_size)
-            best = max(best, (shared >= least, cosine, shared))
-    return best[1], best[2]
+        through = params.GLOSS_WEIGHT * _weight(translated, weight)
+        shared = _weight(common, weight, twins) + through
+        if shared and size and window_size:
+            cosine = min(1.0, place * shared / math.sqrt(size * window_size))
+            best = max(best, (shared >= least, cosine, shared, through))
+    return best[1], best[2], best[3]
 
 
 def window_sizes(
@@ -436,7 +447,7 @@ def assess_card(
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
     twins = registry.vocabulary.word_concepts
-    cosine, described = _description_match(card, env, weight, sizes, least, twins)
+    cosine, described, translated = _description_match(card, env, weight, sizes, least, twins)
     described_alone = (
         cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
     )
@@ -447,7 +458,8 @@ def assess_card(
             EvidenceItem(
                 "overlap",
                 min(params.DESCRIPTION_MAX, params.DESCRIPTION_SCALE * cosine),
-                f"{described:g} unit{'' if described == 1 else 's'}, cosine {cosine:.2f}",
+                f"{described:g} unit{'' if described == 1 else 's'}, cosine {cosine:.2f}"
+                + (f", {translated:g} through glosses" if translated else ""),
             )
         )
     if matched_paths:

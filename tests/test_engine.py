@@ -1381,7 +1381,7 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
         data_dir,
         {
             "sso-clock-skew": plain_card(
-                "SAML 断言失效先查时钟偏差",
+                "SAML 断言作废先查时钟偏差",
                 "SAML 断言带有效期，服务器时钟不准时 IdP 签发的断言会被判定为尚未生效或已过期；"
                 "先检查各节点 NTP 同步，再看负载均衡后面哪几台机器的时间漂移最大，必要时给校验"
                 "加上几十秒的容差，并在监控里加一条时钟偏移告警，排查时记录每台机器的时间。",
@@ -1634,6 +1634,48 @@ def test_a_close_description_admits_alone_from_two_and_a_half_units(
     )
     assert row["families"] == ["overlap"]
     assert (row["rejection"] == "") is admitted
+
+
+def test_a_description_in_the_other_language_meets_through_the_dictionary(
+    data_dir: Path,
+) -> None:
+    """No concept of the lexicon names a gardener or a cucumber: their dictionary senses do.
+    (The shared name finds the card; alone it is too little to admit it.)"""
+    summary = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
+    row = lone_card(data_dir, summary, "ceasefire", "GrowBot 园丁每天中午给番茄和黄瓜浇水")
+    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    assert detail.endswith("3 through glosses")
+    assert row["rejection"] == ""
+
+
+def test_a_chinese_card_meets_an_english_prompt_through_its_glosses(data_dir: Path) -> None:
+    """The other way round; a word weighs what it weighs in the library, so an English card
+    that knows these words gives the Chinese card's glosses their weight."""
+    summary = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
+    cards = {
+        "english": {"title": "Garden rota", "summary": summary, "recall": {"triggers": ["rota"]}},
+        "chinese": {
+            "title": "菜园值班",
+            "summary": "GrowBot：园丁每天中午给番茄和黄瓜浇水。",
+            "recall": {"triggers": ["值班表"]},
+        },
+    }
+    write_library(data_dir, cards)
+    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
+    row = candidate_rows(data_dir, prompt)["chinese"]
+    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    assert detail.endswith("3 through glosses")
+
+
+def test_a_concept_the_lexicon_bridges_is_not_counted_again_through_its_gloss(
+    data_dir: Path,
+) -> None:
+    # 缓存 is the lexicon's cache concept; its gloss "cache" adds nothing beside it.
+    row = lone_card(
+        data_dir, "Warm the cache before the gardener arrives.", "ceasefire", "把缓存预热"
+    )
+    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    assert "through glosses" not in detail
 
 
 def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(

@@ -37,6 +37,7 @@ from ome.cards import Card, card_from_mapping, parse_card_text
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.envelope import absent_spans
 from ome.evaluate import generate_noise_cards
+from ome.glosses import glosses_path
 from ome.index import (
     IndexedCard,
     Phrase,
@@ -319,7 +320,42 @@ def reference_index_card(
         phrases=phrases,
         ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
+        gloss_units=reference_glosses(
+            " ".join(
+                (
+                    card.title,
+                    card.summary,
+                    *card.use_when,
+                    *card.recall_triggers,
+                    *card.alias_phrases,
+                )
+            ),
+            stopwords,
+        ),
     )
+
+
+@cache
+def gloss_table() -> dict[str, str]:
+    """The gloss table as a plain dict (the engine bisects its sorted lines)."""
+    rows = glosses_path().read_text(encoding="utf-8").splitlines()
+    return dict(row.split("\t") for row in rows if row and not row.startswith("#"))
+
+
+def reference_glosses(text: str, stopwords: frozenset[str]) -> frozenset[str]:
+    """The terms of the senses of a text's Han words, cut by longest match, stopwords glossing
+    nothing."""
+    found: set[str] = set()
+    for run in _HAN_RUN_RE.findall(text):
+        at = 0
+        while at < len(run):
+            size = next((n for n in range(6, 1, -1) if run[at : at + n] in gloss_table()), 1)
+            word = run[at : at + size]
+            if size > 1 and word not in words().stopwords_zh:
+                senses = gloss_table()[word].replace(";", " ")
+                found |= {t.term for t in tokenize(normalize_text(senses))} - stopwords
+            at += size
+    return frozenset(found)
 
 
 def reference_postings(items: list[IndexedCard]) -> dict[str, list[tuple[int, str, int]]]:

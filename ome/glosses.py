@@ -1,0 +1,88 @@
+"""English glosses of Chinese words (from CC-CEDICT): a bridge between a prompt and a card
+written in different languages.
+
+The concept lexicon bridges the engineering concepts it names; a dictionary bridges the rest of
+a description ("番茄幼苗" and "tomato seedlings"). A Han run is cut into dictionary words by
+longest match, and each word adds the terms of its English senses. The table is read once per
+process, and only when some text holds Han characters.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from ome.analysis import han_runs, has_han, terms
+from ome.resources import resource_dir
+
+# The longest headword looked up (the table holds two to six Han characters).
+_LONGEST = 6
+
+
+def glosses_path() -> Path:
+    return resource_dir("signals") / "vocabulary" / "glosses.tsv"
+
+
+@lru_cache(maxsize=1)
+def _table() -> bytes:
+    """The table file (empty when missing). Its lines are sorted, header first ("#" sorts
+    before any Han character), so a word is found by bisection over the bytes themselves:
+    UTF-8 keeps code point order, and nothing is split or decoded up front."""
+    try:
+        return glosses_path().read_bytes()
+    except OSError:
+        return b""
+
+
+def _senses(word: str) -> str | None:
+    """The senses of one headword, or None."""
+    data = _table()
+    key = word.encode() + b"\t"
+    lo, hi = 0, len(data)  # `lo` is always the start of a line
+    while lo < hi:
+        start = max(lo, data.rfind(b"\n", lo, (lo + hi) // 2) + 1)
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        if line.startswith(key):
+            return line[len(key) :].decode()
+        if line < key:
+            lo = end + 1
+        else:
+            hi = start
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _run_glosses(run: str, skip: frozenset[str]) -> tuple[str, ...]:
+    """The sense texts of one Han run's dictionary words, longest match first, `skip`ped words
+    (Chinese stopwords such as 以后 "after") consumed without a gloss."""
+    found: list[str] = []
+    i = 0
+    while i < len(run):
+        for size in range(min(_LONGEST, len(run) - i), 1, -1):
+            word = run[i : i + size]
+            senses = _senses(word)
+            if senses is not None:
+                if word not in skip:
+                    found.append(senses)
+                i += size
+                break
+        else:
+            i += 1
+    return tuple(found)
+
+
+def glosses(text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]) -> frozenset[str]:
+    """The English terms the Chinese words of `text` translate to, without stopwords."""
+    if not has_han(text):
+        return frozenset()
+    return frozenset(
+        term
+        for run in han_runs(text)
+        for senses in _run_glosses(run, stopwords_zh)
+        for term in terms(senses.replace(";", " "), stopwords)
+    )
+
+
+__all__ = ["glosses", "glosses_path"]
