@@ -2,9 +2,9 @@
 written in different languages.
 
 The concept lexicon bridges the engineering concepts it names; a dictionary bridges the rest of
-a description ("番茄幼苗" and "tomato seedlings"). A Han run is cut into dictionary words by
-longest match, and each word adds the terms of its English senses. The table is read once per
-process, and only when some text holds Han characters.
+a description ("园丁给番茄浇水" and "the gardener waters the tomatoes"). A Han run is cut into
+dictionary words by longest match, and each word adds the terms of its English senses. The
+table is read once per process, and only when some text holds Han characters.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ _LONGEST = 6
 
 
 def glosses_path() -> Path:
+    """The bundled gloss table (`signals/vocabulary/glosses.tsv`)."""
     return resource_dir("signals") / "vocabulary" / "glosses.tsv"
 
 
@@ -56,7 +57,7 @@ def _senses(word: str) -> str | None:
 @lru_cache(maxsize=4096)
 def _run_glosses(run: str, skip: frozenset[str]) -> tuple[str, ...]:
     """The sense texts of one Han run's dictionary words, longest match first, `skip`ped words
-    (Chinese stopwords such as 以后 "after") consumed without a gloss."""
+    (Chinese stopwords such as 之后 "after") consumed without a gloss."""
     found: list[str] = []
     i = 0
     while i < len(run):
