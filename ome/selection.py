@@ -303,12 +303,16 @@ def _description_match(
     for (window, place), window_size, gloss in zip(env.windows, window_sizes, glossed, strict=True):
         common = card.descriptive_units & window
         # What one side says in Chinese and the other in English meets through the dictionary,
-        # unless it met as a concept of the lexicon.
-        translated = {
-            unit
-            for unit in (card.descriptive_units & gloss) | (card.gloss_units & window)
-            if unit not in common and not any(t in common for t in twins.get(unit, ()))
-        }
+        # unless it met as a concept of the lexicon (nothing to look at when neither side glosses).
+        translated = (
+            {
+                unit
+                for unit in (card.descriptive_units & gloss) | (card.gloss_units & window)
+                if unit not in common and not any(t in common for t in twins.get(unit, ()))
+            }
+            if gloss or card.gloss_units
+            else set()
+        )
         if not common and not translated:
             continue
         size = size or _weight(card.descriptive_units, weight, twins)
