@@ -17,7 +17,6 @@ from typing import Literal
 
 from ome.analysis import has_han, is_han, normalize_text, tokenize
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
-from ome.glosses import glosses
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
 Language = Literal["en", "zh", "mixed", "none"]
@@ -176,8 +175,8 @@ class Envelope:
     segments: tuple[Segment, ...]
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
     windows: tuple[tuple[frozenset[str], float], ...]  # terms, weight: sentences, tasks
-    # The English terms of each window's Chinese words (`ome.glosses`), in the order of `windows`;
-    # empty when the prompt has no Han text.
+    # The English terms of each window's Chinese words (`Vocabulary.glosses`), in the order of
+    # `windows`; empty when the prompt has no Han text.
     window_glosses: tuple[frozenset[str], ...]
     implied: frozenset[str]  # concept tokens only implied: what a named concept is a kind of
     clauses: tuple[frozenset[str], ...]
@@ -541,7 +540,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
             a, b = max(a, start) - start, min(b, stop) - start
             if a < b:
                 kept = kept[:a] + " " * (b - a) + kept[b:]
-        return glosses(kept, vocab.stopwords_zh, stopwords)
+        return vocab.glosses(kept)
 
     # A positive signal whose every mention sits in a negated span did not fire: "不要开始执行"
     # does not ask to execute. Negative signals are statements about the prompt and always count.

@@ -3,12 +3,14 @@ written in different languages.
 
 The concept lexicon bridges the engineering concepts it names; a dictionary bridges the rest of
 a description ("园丁给番茄浇水" and "the gardener waters the tomatoes"). A Han run is cut into
-dictionary words by longest match, and each word adds the terms of its English senses. The
-table is read once per process, and only when some text holds Han characters.
+dictionary words by longest match, and each word adds the terms of its English senses. A
+`Glossary` belongs to the registry's vocabulary; its table is read once per process, and only
+when some text holds Han characters.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -24,20 +26,19 @@ def glosses_path() -> Path:
     return resource_dir("signals") / "vocabulary" / "glosses.tsv"
 
 
-@lru_cache(maxsize=1)
-def _table() -> bytes:
-    """The table file (empty when missing). Its lines are sorted, header first ("#" sorts
-    before any Han character), so a word is found by bisection over the bytes themselves:
-    UTF-8 keeps code point order, and nothing is split or decoded up front."""
+@lru_cache(maxsize=2)
+def _table(path: Path) -> bytes:
+    """A table file (empty when missing). Its lines are sorted, header first ("#" sorts before
+    any Han character), so a word is found by bisection over the bytes themselves: UTF-8 keeps
+    code point order, and nothing is split or decoded up front."""
     try:
-        return glosses_path().read_bytes()
+        return path.read_bytes()
     except OSError:
         return b""
 
 
-def _senses(word: str) -> str | None:
-    """The senses of one headword, or None."""
-    data = _table()
+def _senses(data: bytes, word: str) -> str | None:
+    """The senses of one headword in a table, or None."""
     key = word.encode() + b"\t"
     lo, hi = 0, len(data)  # `lo` is always the start of a line
     while lo < hi:
@@ -55,15 +56,16 @@ def _senses(word: str) -> str | None:
 
 
 @lru_cache(maxsize=4096)
-def _run_glosses(run: str, skip: frozenset[str]) -> tuple[str, ...]:
+def _run_glosses(path: Path, run: str, skip: frozenset[str]) -> tuple[str, ...]:
     """The sense texts of one Han run's dictionary words, longest match first, `skip`ped words
     (Chinese stopwords such as 之后 "after") consumed without a gloss."""
+    data = _table(path)
     found: list[str] = []
     i = 0
     while i < len(run):
         for size in range(min(_LONGEST, len(run) - i), 1, -1):
             word = run[i : i + size]
-            senses = _senses(word)
+            senses = _senses(data, word)
             if senses is not None:
                 if word not in skip:
                     found.append(senses)
@@ -74,16 +76,25 @@ def _run_glosses(run: str, skip: frozenset[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def glosses(text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]) -> frozenset[str]:
-    """The English terms the Chinese words of `text` translate to, without stopwords."""
-    if not has_han(text):
-        return frozenset()
-    return frozenset(
-        term
-        for run in han_runs(text)
-        for senses in _run_glosses(run, stopwords_zh)
-        for term in terms(senses.replace(";", " "), stopwords)
-    )
+@dataclass(frozen=True, slots=True)
+class Glossary:
+    """A gloss table: sorted `headword<TAB>sense; sense` lines after `#` header lines. The
+    registry's vocabulary holds the bundled one; `path=None` glosses nothing."""
+
+    path: Path | None = None
+
+    def glosses(
+        self, text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]
+    ) -> frozenset[str]:
+        """The English terms the Chinese words of `text` translate to, without stopwords."""
+        if self.path is None or not has_han(text):
+            return frozenset()
+        return frozenset(
+            term
+            for run in han_runs(text)
+            for senses in _run_glosses(self.path, run, stopwords_zh)
+            for term in terms(senses.replace(";", " "), stopwords)
+        )
 
 
-__all__ = ["glosses", "glosses_path"]
+__all__ = ["Glossary", "glosses_path"]

@@ -16,7 +16,6 @@ from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_tex
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
 from ome.envelope import absent_spans
-from ome.glosses import glosses
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
 from ome.signals import Vocabulary
@@ -52,7 +51,7 @@ class IndexedCard:
     phrases: tuple[Phrase, ...]
     ignore: tuple[Phrase, ...]
     descriptive_units: frozenset[str]
-    # The English terms of the description's Chinese words (`ome.glosses`): what an English
+    # The English terms of the description's Chinese words (`Vocabulary.glosses`): what an English
     # prompt meets a Chinese card with, beside the concepts of the lexicon.
     gloss_units: frozenset[str]
 
@@ -314,7 +313,7 @@ def index_card(
         phrases=phrases,
         ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
-        gloss_units=glosses(" ".join(described), vocabulary.stopwords_zh, stopwords),
+        gloss_units=vocabulary.glosses(" ".join(described)),
     )
 
 

@@ -20,6 +20,7 @@ from typing import Any, Literal, cast
 from ome.analysis import stem
 from ome.concepts import CONCEPT_PREFIX, ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
+from ome.glosses import Glossary, glosses_path
 
 Polarity = Literal["positive", "negative"]
 IntentMode = Literal["execute", "discuss", "explain", "review", "plan", "debug", "operate"]
@@ -129,6 +130,8 @@ class Vocabulary:
     han_infixes: tuple[str, ...] = ()  # Han characters a concept term may hold inside it
     han_joiners: tuple[str, ...] = ()  # Han characters no gapped concept term holds ("和")
     word_infixes: tuple[str, ...] = ()  # English words a concept term may hold inside it ("has")
+    # English senses of Chinese words, the bridge where the lexicon names no concept.
+    glossary: Glossary = Glossary()
     # Both languages' stopwords (a token is dropped when it is either), made once: every prompt
     # and every indexed card asks for them.
     stopwords: frozenset[str] = field(init=False, repr=False, compare=False)
@@ -152,6 +155,10 @@ class Vocabulary:
             for word in sorted({c.id} if "_" in c.id else {c.id, stem(c.id)}):
                 words.setdefault(word, []).append(CONCEPT_PREFIX + c.id)
         object.__setattr__(self, "word_concepts", {w: tuple(ts) for w, ts in words.items()})
+
+    def glosses(self, text: str) -> frozenset[str]:
+        """The English terms (stopwords left out) of the Chinese words of `text`."""
+        return self.glossary.glosses(text, self.stopwords_zh, self.stopwords)
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
@@ -615,6 +622,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         han_infixes=_strings(data.get("han_infixes")),
         han_joiners=_strings(data.get("han_joiners")),
         word_infixes=_strings(data.get("word_infixes")),
+        glossary=Glossary(glosses_path()),
     )
 
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from dataclasses import replace
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from ome.cache import _code_stamp
-from ome.glosses import glosses, glosses_path
+from ome.envelope import build_envelope
+from ome.glosses import Glossary, glosses_path
 from ome.registry import load_registry
 
 VOCABULARY = load_registry().vocabulary
@@ -56,7 +59,7 @@ def test_the_table_is_sorted_headword_tab_senses_lines() -> None:
     ],
 )
 def test_glosses_of_chinese_words(text: str, expected: set[str]) -> None:
-    assert glosses(text, VOCABULARY.stopwords_zh, VOCABULARY.stopwords) == expected
+    assert VOCABULARY.glosses(text) == expected
 
 
 def test_the_generator_keeps_plain_senses_of_han_words() -> None:
@@ -84,3 +87,21 @@ def test_an_edited_gloss_table_invalidates_the_cached_cards() -> None:
     stamped = {entry[0]: entry[1:] for entry in _code_stamp()}
     size = glosses_path().stat().st_size
     assert stamped["glosses.tsv"][0] == size
+
+
+def test_the_pipeline_reads_its_glosses_from_the_registry(tmp_path: Path) -> None:
+    """The gloss table is the registry's, like every other word list: a registry holding a
+    two-word table glosses those words and nothing else, one without a table glosses nothing."""
+    table = tmp_path / "glosses.tsv"
+    table.write_text("# two words\n番茄\ttomato\n黄瓜\tcucumber; gherkin\n", encoding="utf-8")
+    registry = load_registry()
+    prompt = "给番茄和黄瓜浇水"
+    own = replace(registry, vocabulary=replace(VOCABULARY, glossary=Glossary(table)))
+    none = replace(registry, vocabulary=replace(VOCABULARY, glossary=Glossary()))
+    windows = {
+        name: build_envelope(prompt, reg, reg.vocabulary.concept_matcher()).window_glosses
+        for name, reg in [("bundled", registry), ("own", own), ("none", none)]
+    }
+    assert set().union(*windows["bundled"]) == {"tomato", "cucumber", "water"}
+    assert set().union(*windows["own"]) == {"tomato", "cucumber", "gherkin"}
+    assert set().union(*windows["none"]) == set()
