@@ -316,7 +316,9 @@ def _description_match(
         if not common and not translated:
             continue
         size = size or _weight(card.descriptive_units, weight, twins)
-        through = params.GLOSS_WEIGHT * _weight(translated, weight)
+        # A sense met only in a card's glosses is a word no card writes: this card says it, so
+        # it weighs as a word of one card.
+        through = params.GLOSS_WEIGHT * math.fsum(weight(u) or 1.0 for u in translated)
         shared = _weight(common, weight, twins) + through
         if shared and size and window_size:
             cosine = min(1.0, place * shared / math.sqrt(size * window_size))

@@ -1667,6 +1667,28 @@ def test_a_chinese_card_meets_an_english_prompt_through_its_glosses(data_dir: Pa
     assert detail.endswith("3 through glosses")
 
 
+def test_a_gloss_no_card_writes_in_english_weighs_as_a_word_of_one_card(data_dir: Path) -> None:
+    """In a library written in Chinese, the English words of a prompt are on no card; the card
+    whose glosses hold them says them all the same, so they weigh as words of one card."""
+    cards = {
+        "garden": {
+            "title": "菜园值班",
+            "summary": "GrowBot：园丁每天中午给番茄和黄瓜浇水。",
+            "recall": {"triggers": ["值班表"]},
+        },
+        "kitchen": {
+            "title": "厨房排班",
+            "summary": "厨师每天晚上清洗炉灶。",
+            "recall": {"triggers": ["排班表"]},
+        },
+    }
+    write_library(data_dir, cards)
+    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
+    row = candidate_rows(data_dir, prompt)["garden"]
+    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    assert detail.endswith("3 through glosses")
+
+
 def test_a_concept_the_lexicon_bridges_is_not_counted_again_through_its_gloss(
     data_dir: Path,
 ) -> None:
