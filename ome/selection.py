@@ -295,10 +295,10 @@ def _description_match(
     sharing at least `least` units beats one that shares fewer: a short last sentence with a
     higher cosine must not hide the window that holds the overlap. A word and its own concept
     token are one word (`twins`, as in `_weight`); a word that one side says in Chinese counts
-    GLOSS_WEIGHT.
+    GLOSS_WEIGHT, and a window without Chinese measures a Chinese card by its English reading.
     """
     best = (False, 0.0, 0.0, 0.0)
-    size = 0.0
+    size = english = 0.0
     glossed = env.window_glosses or (frozenset(),) * len(env.windows)
     for (window, place), window_size, gloss in zip(env.windows, window_sizes, glossed, strict=True):
         common = card.descriptive_units & window
@@ -315,15 +315,31 @@ def _description_match(
         )
         if not common and not translated:
             continue
-        size = size or _weight(card.descriptive_units, weight, twins)
+        if card.gloss_units and not any(u[0] >= "\u3040" for u in window):
+            # A window without Chinese reads the card in English: its Chinese that the
+            # dictionary does not translate cannot meet the window, nor dilute the match.
+            english = english or _english_size(card, weight, twins)
+            card_size = english
+        else:
+            size = size or _weight(card.descriptive_units, weight, twins)
+            card_size = size
         # A sense met only in a card's glosses is a word no card writes: this card says it, so
         # it weighs as a word of one card.
         through = params.GLOSS_WEIGHT * math.fsum(weight(u) or 1.0 for u in translated)
         shared = _weight(common, weight, twins) + through
-        if shared and size and window_size:
-            cosine = min(1.0, place * shared / math.sqrt(size * window_size))
+        if shared and card_size and window_size:
+            cosine = min(1.0, place * shared / math.sqrt(card_size * window_size))
             best = max(best, (shared >= least, cosine, shared, through))
     return best[1], best[2], best[3]
+
+
+def _english_size(card: IndexedCard, weight: Weight, twins: Mapping[str, tuple[str, ...]]) -> float:
+    """The weight of a card's description read in English: its units other than Han bigrams,
+    and the senses of its Chinese words as words of their own (a word no card writes weighs as
+    a word of one card, as in the overlap)."""
+    written = frozenset(u for u in card.descriptive_units if u[0] < "\u3040")
+    senses = card.gloss_units - card.descriptive_units
+    return _weight(written, weight, twins) + math.fsum(weight(u) or 1.0 for u in senses)
 
 
 def window_sizes(

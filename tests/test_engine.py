@@ -1384,7 +1384,7 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
                 "SAML 断言作废先查时钟偏差",
                 "SAML 断言带有效期，服务器时钟不准时 IdP 签发的断言会被判定为尚未生效或已过期；"
                 "先检查各节点 NTP 同步，再看负载均衡后面哪几台机器的时间漂移最大，必要时给校验"
-                "加上几十秒的容差，并在监控里加一条时钟偏移告警，排查时记录每台机器的时间。",
+                "加上几十秒的容差，并在监控里加一条时钟偏移告警，排查时记录每台机器的时间，再通知值班同事。",
                 ["SAML", "时钟偏差", "NotBefore"],
                 "identity",
                 ["SAML", "时钟偏差", "NotBefore"],
@@ -1687,6 +1687,37 @@ def test_a_gloss_no_card_writes_in_english_weighs_as_a_word_of_one_card(data_dir
     row = candidate_rows(data_dir, prompt)["garden"]
     (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
     assert detail.endswith("3 through glosses")
+
+
+def test_chinese_no_dictionary_translates_does_not_dilute_an_english_match(
+    data_dir: Path,
+) -> None:
+    """An English prompt reads a Chinese card in English: Han text the dictionary glosses with
+    nothing (rare characters here) cannot meet the prompt, so it leaves the cosine as it is."""
+    summary = "GrowBot：园丁每天中午给番茄和黄瓜浇水。"
+    cards = {
+        name: {"title": title, "summary": summary + extra, "recall": {"triggers": [trigger]}}
+        for name, title, extra, trigger in [
+            ("plain", "菜园值班", "", "值班表"),
+            ("padded", "菜园值班", "龘靐齉爩", "值班表"),
+            ("kitchen", "厨房排班", "", "排班表"),
+        ]
+    }
+    cards["kitchen"]["summary"] = "厨师每天晚上清洗炉灶。"
+    english = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
+    cards["english"] = {
+        "title": "Garden rota",
+        "summary": english,
+        "recall": {"triggers": ["rota"]},
+    }
+    write_library(data_dir, cards)
+    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
+    rows = candidate_rows(data_dir, prompt)
+    details = {
+        name: next(e["detail"] for e in rows[name]["evidence"] if e["family"] == "overlap")
+        for name in ("plain", "padded")
+    }
+    assert details["plain"] == details["padded"]
 
 
 def test_a_concept_the_lexicon_bridges_is_not_counted_again_through_its_gloss(
