@@ -50,6 +50,9 @@ PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
 # Intents of a prompt that asks to understand something, not to change it (sorted, as the
 # envelope gives them): how or why it works, or that and talking it through.
 _UNDERSTANDING = frozenset({("explain",), ("discuss", "explain")})
+# A unit is ASCII, a concept token ("§..."), or a CJK run: all CJK starts here and up, so one
+# comparison of a unit's first character tells a Han unit.
+_CJK = "\u3040"
 _INFLECTIONS = ("", "s", "es", "d", "ed", "ing")
 
 
@@ -315,7 +318,7 @@ def _description_match(
         )
         if not common and not translated:
             continue
-        if card.gloss_units and not any(u[0] >= "\u3040" for u in window):
+        if card.gloss_units and not any(u[0] >= _CJK for u in window):
             # A window without Chinese reads the card in English: its Chinese that the
             # dictionary does not translate cannot meet the window, nor dilute the match.
             english = english or _english_size(card, weight, twins)
@@ -337,7 +340,7 @@ def _english_size(card: IndexedCard, weight: Weight, twins: Mapping[str, tuple[s
     """The weight of a card's description read in English: its units other than Han bigrams,
     and the senses of its Chinese words as words of their own (a word no card writes weighs as
     a word of one card, as in the overlap)."""
-    written = frozenset(u for u in card.descriptive_units if u[0] < "\u3040")
+    written = frozenset(u for u in card.descriptive_units if u[0] < _CJK)
     senses = card.gloss_units - card.descriptive_units
     return _weight(written, weight, twins) + math.fsum(weight(u) or 1.0 for u in senses)
 
@@ -357,16 +360,15 @@ def _weight(
     """The summed specificity of some units, a Han bigram counting half; with `twins` (plain
     unit -> the concept tokens of the same word), a plain word whose concept token is among the
     units too counts CONCEPT_TWIN_WEIGHT."""
-    # A term is ASCII, a concept token ("§..."), or a CJK run: all CJK starts at U+3040 and up.
     # fsum is exact, so the total does not depend on the set's hash-seeded iteration order: a
     # plain sum differs in the last bit, and two clauses or cards of equal weight then swap.
     half = params.HAN_BIGRAM_WEIGHT
     if twins is None:
-        return math.fsum(weight(u) * (half if u[0] >= "\u3040" else 1.0) for u in units)
+        return math.fsum(weight(u) * (half if u[0] >= _CJK else 1.0) for u in units)
     said = params.CONCEPT_TWIN_WEIGHT
     return math.fsum(
         weight(u)
-        * (half if u[0] >= "\u3040" else said if any(t in units for t in twins.get(u, ())) else 1.0)
+        * (half if u[0] >= _CJK else said if any(t in units for t in twins.get(u, ())) else 1.0)
         for u in units
     )
 

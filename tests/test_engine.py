@@ -147,6 +147,12 @@ def lone_card(data_dir: Path, summary: str, trigger: str, prompt: str) -> dict[s
     return dict(row)
 
 
+def overlap_detail(row: dict[str, Any]) -> str:
+    """The detail of a candidate's one description-overlap evidence item."""
+    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
+    return str(detail)
+
+
 @pytest.mark.parametrize(
     ("prompt", "expected"),
     [
@@ -508,9 +514,8 @@ def test_a_phrase_met_unanchored_and_its_own_words_in_the_description_are_one_fa
     row = rows[card]
     assert {e["family"] for e in row["evidence"]} == {family, "overlap"}
     assert row["rejection"] == rejection
-    (overlap,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
     note = "covered" if family == "coverage" else "matched"
-    assert overlap.endswith(f"echoes the {note} phrase") is bool(rejection)
+    assert overlap_detail(row).endswith(f"echoes the {note} phrase") is bool(rejection)
 
 
 MIGRATION_CARD = {
@@ -1636,57 +1641,49 @@ def test_a_close_description_admits_alone_from_two_and_a_half_units(
     assert (row["rejection"] == "") is admitted
 
 
+# One garden rota in two languages: no concept of the lexicon names a gardener or a cucumber,
+# so only their dictionary senses bridge the two.
+GARDEN_EN = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
+GARDEN_ZH = "GrowBot：园丁每天中午给番茄和黄瓜浇水。"
+GARDEN_PROMPT = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
+
+
+def rota_card(title: str, summary: str, trigger: str) -> dict[str, Any]:
+    return {"title": title, "summary": summary, "recall": {"triggers": [trigger]}}
+
+
 def test_a_description_in_the_other_language_meets_through_the_dictionary(
     data_dir: Path,
 ) -> None:
-    """No concept of the lexicon names a gardener or a cucumber: their dictionary senses do.
-    (The shared name finds the card; alone it is too little to admit it.)"""
-    summary = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
-    row = lone_card(data_dir, summary, "ceasefire", "GrowBot 园丁每天中午给番茄和黄瓜浇水")
-    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
-    assert detail.endswith("3 through glosses")
+    """A Chinese prompt meets an English card through its words' senses. (The shared name finds
+    the card; alone it is too little to admit it.)"""
+    row = lone_card(data_dir, GARDEN_EN, "ceasefire", "GrowBot 园丁每天中午给番茄和黄瓜浇水")
+    assert overlap_detail(row).endswith("3 through glosses")
     assert row["rejection"] == ""
 
 
 def test_a_chinese_card_meets_an_english_prompt_through_its_glosses(data_dir: Path) -> None:
     """The other way round; a word weighs what it weighs in the library, so an English card
     that knows these words gives the Chinese card's glosses their weight."""
-    summary = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
     cards = {
-        "english": {"title": "Garden rota", "summary": summary, "recall": {"triggers": ["rota"]}},
-        "chinese": {
-            "title": "菜园值班",
-            "summary": "GrowBot：园丁每天中午给番茄和黄瓜浇水。",
-            "recall": {"triggers": ["值班表"]},
-        },
+        "english": rota_card("Garden rota", GARDEN_EN, "rota"),
+        "chinese": rota_card("菜园值班", GARDEN_ZH, "值班表"),
     }
     write_library(data_dir, cards)
-    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
-    row = candidate_rows(data_dir, prompt)["chinese"]
-    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
-    assert detail.endswith("3 through glosses")
+    row = candidate_rows(data_dir, GARDEN_PROMPT)["chinese"]
+    assert overlap_detail(row).endswith("3 through glosses")
 
 
 def test_a_gloss_no_card_writes_in_english_weighs_as_a_word_of_one_card(data_dir: Path) -> None:
     """In a library written in Chinese, the English words of a prompt are on no card; the card
     whose glosses hold them says them all the same, so they weigh as words of one card."""
     cards = {
-        "garden": {
-            "title": "菜园值班",
-            "summary": "GrowBot：园丁每天中午给番茄和黄瓜浇水。",
-            "recall": {"triggers": ["值班表"]},
-        },
-        "kitchen": {
-            "title": "厨房排班",
-            "summary": "厨师每天晚上清洗炉灶。",
-            "recall": {"triggers": ["排班表"]},
-        },
+        "garden": rota_card("菜园值班", GARDEN_ZH, "值班表"),
+        "kitchen": rota_card("厨房排班", "厨师每天晚上清洗炉灶。", "排班表"),
     }
     write_library(data_dir, cards)
-    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
-    row = candidate_rows(data_dir, prompt)["garden"]
-    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
-    assert detail.endswith("3 through glosses")
+    row = candidate_rows(data_dir, GARDEN_PROMPT)["garden"]
+    assert overlap_detail(row).endswith("3 through glosses")
 
 
 def test_chinese_no_dictionary_translates_does_not_dilute_an_english_match(
@@ -1694,30 +1691,15 @@ def test_chinese_no_dictionary_translates_does_not_dilute_an_english_match(
 ) -> None:
     """An English prompt reads a Chinese card in English: Han text the dictionary glosses with
     nothing (rare characters here) cannot meet the prompt, so it leaves the cosine as it is."""
-    summary = "GrowBot：园丁每天中午给番茄和黄瓜浇水。"
     cards = {
-        name: {"title": title, "summary": summary + extra, "recall": {"triggers": [trigger]}}
-        for name, title, extra, trigger in [
-            ("plain", "菜园值班", "", "值班表"),
-            ("padded", "菜园值班", "龘靐齉爩", "值班表"),
-            ("kitchen", "厨房排班", "", "排班表"),
-        ]
-    }
-    cards["kitchen"]["summary"] = "厨师每天晚上清洗炉灶。"
-    english = "GrowBot: the gardener waters the tomato and cucumber beds at noon every day."
-    cards["english"] = {
-        "title": "Garden rota",
-        "summary": english,
-        "recall": {"triggers": ["rota"]},
+        "plain": rota_card("菜园值班", GARDEN_ZH, "值班表"),
+        "padded": rota_card("菜园值班", GARDEN_ZH + "龘靐齉爩", "值班表"),
+        "kitchen": rota_card("厨房排班", "厨师每天晚上清洗炉灶。", "排班表"),
+        "english": rota_card("Garden rota", GARDEN_EN, "rota"),
     }
     write_library(data_dir, cards)
-    prompt = "GrowBot: the gardener waters the tomatoes and cucumbers at noon every day"
-    rows = candidate_rows(data_dir, prompt)
-    details = {
-        name: next(e["detail"] for e in rows[name]["evidence"] if e["family"] == "overlap")
-        for name in ("plain", "padded")
-    }
-    assert details["plain"] == details["padded"]
+    rows = candidate_rows(data_dir, GARDEN_PROMPT)
+    assert overlap_detail(rows["plain"]) == overlap_detail(rows["padded"])
 
 
 def test_a_concept_the_lexicon_bridges_is_not_counted_again_through_its_gloss(
@@ -1727,8 +1709,7 @@ def test_a_concept_the_lexicon_bridges_is_not_counted_again_through_its_gloss(
     row = lone_card(
         data_dir, "Warm the cache before the gardener arrives.", "ceasefire", "把缓存预热"
     )
-    (detail,) = [e["detail"] for e in row["evidence"] if e["family"] == "overlap"]
-    assert "through glosses" not in detail
+    assert "through glosses" not in overlap_detail(row)
 
 
 def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
