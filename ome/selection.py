@@ -318,17 +318,16 @@ def _description_match(
         )
         if not common and not translated:
             continue
-        if card.gloss_units and not any(u[0] >= _CJK for u in window):
+        if card.gloss_units and not (env.window_glosses and any(u[0] >= _CJK for u in window)):
             # A window without Chinese reads the card in English: its Chinese that the
-            # dictionary does not translate cannot meet the window, nor dilute the match.
+            # dictionary does not translate cannot meet the window, nor dilute the match. (A
+            # prompt without Han text has no window glosses: no window to look through.)
             english = english or _english_size(card, weight, twins)
             card_size = english
         else:
             size = size or _weight(card.descriptive_units, weight, twins)
             card_size = size
-        # A sense met only in a card's glosses is a word no card writes: this card says it, so
-        # it weighs as a word of one card.
-        through = params.GLOSS_WEIGHT * math.fsum(weight(u) or 1.0 for u in translated)
+        through = params.GLOSS_WEIGHT * _sense_weight(translated, weight)
         shared = _weight(common, weight, twins) + through
         if shared and card_size and window_size:
             cosine = min(1.0, place * shared / math.sqrt(card_size * window_size))
@@ -338,11 +337,17 @@ def _description_match(
 
 def _english_size(card: IndexedCard, weight: Weight, twins: Mapping[str, tuple[str, ...]]) -> float:
     """The weight of a card's description read in English: its units other than Han bigrams,
-    and the senses of its Chinese words as words of their own (a word no card writes weighs as
-    a word of one card, as in the overlap)."""
+    and the senses of its Chinese words as words of their own."""
     written = frozenset(u for u in card.descriptive_units if u[0] < _CJK)
-    senses = card.gloss_units - card.descriptive_units
-    return _weight(written, weight, twins) + math.fsum(weight(u) or 1.0 for u in senses)
+    return _weight(written, weight, twins) + _sense_weight(
+        card.gloss_units - card.descriptive_units, weight
+    )
+
+
+def _sense_weight(senses: set[str] | frozenset[str], weight: Weight) -> float:
+    """The summed specificity of dictionary senses. A sense that no card writes in English is
+    still said by the card that glosses it, so it weighs as a word of one card."""
+    return math.fsum(weight(u) or 1.0 for u in senses)
 
 
 def window_sizes(
