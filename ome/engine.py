@@ -34,6 +34,7 @@ from ome.selection import (
     lexical_strength,
     match_paths,
     prompt_units,
+    reading_strength,
     subsumes,
     whole_phrase_met,
     window_sizes,
@@ -204,10 +205,11 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
 
 def _reads_better(a: Assessment, b: Assessment) -> bool:
     """Of two readings of one task, whether `a` wins: a card its description backs closely beats
-    one held only by a loose anchor; otherwise the stronger lexical evidence wins."""
+    one held only by a loose anchor; otherwise the stronger lexical evidence wins, the closer
+    description counting in full (`reading_strength`)."""
     if a.close_description != b.close_description and (a.loose_anchor or b.loose_anchor):
         return a.close_description
-    return lexical_strength(a) > lexical_strength(b)
+    return reading_strength(a) > reading_strength(b)
 
 
 def is_maintenance_command(prompt: str) -> bool:

@@ -95,6 +95,8 @@ class Assessment:
     loose_anchor: bool = False
     # The description matches at full strength (DESCRIPTION_MAX): more than a few topic words.
     close_description: bool = False
+    # The description overlap's set cosine, however close (its evidence stops at DESCRIPTION_MAX).
+    cosine: float = 0.0
 
     @property
     def families(self) -> tuple[str, ...]:
@@ -610,6 +612,7 @@ def assess_card(
         lone_phrase=lone_phrase,
         loose_anchor=loose,
         close_description=close,
+        cosine=cosine,
     )
 
 
@@ -630,6 +633,18 @@ def _own_phrase_families(
 def lexical_strength(assessment: Assessment) -> float:
     """The noisy-OR of a card's lexical evidence: what its own words found in the prompt."""
     return noisy_or(i.strength for i in assessment.evidence if i.family in LEXICAL_FAMILIES)
+
+
+def reading_strength(assessment: Assessment) -> float:
+    """The lexical strength with the description overlap at its full cosine, up to a perfect
+    phrase (ANCHOR_MAX): to admit a card, a close description is close enough however close;
+    between two readings of one task, the closer description is the better reading."""
+    full = min(params.ANCHOR_MAX, params.DESCRIPTION_SCALE * assessment.cosine)
+    return noisy_or(
+        full if i.family == "overlap" else i.strength
+        for i in assessment.evidence
+        if i.family in LEXICAL_FAMILIES
+    )
 
 
 def whole_phrase_met(assessment: Assessment) -> bool:
@@ -752,6 +767,7 @@ __all__ = [
     "match_paths",
     "phrase_in_text",
     "prompt_units",
+    "reading_strength",
     "subsumes",
     "whole_phrase_met",
     "window_sizes",

@@ -955,6 +955,42 @@ def test_a_loose_anchor_sets_no_bar_for_a_closely_described_card(data_dir: Path)
     assert alarm["loose_anchor"] and wake["score"] < alarm["score"] * RELATIVE_FLOOR
 
 
+def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path) -> None:
+    """Both descriptions match at full strength; a one-word trigger adds to the farther one. The
+    description twice as close is the better reading: its cosine counts past the cap here."""
+    write_library(
+        data_dir,
+        {
+            "brindle-valve-cooldown": {
+                "title": "Let the brindle valve cool first",
+                "summary": "Draining the sump while the brindle valve is hot cracks its seal.",
+                "criteria": {"use_when": ["servicing the sump"], "ignore_when": []},
+                "recall": {"triggers": ["cooldown interlock"]},
+            },
+            "sump-gauge-calibration": {
+                "title": "Calibrate the sump gauge every season",
+                "summary": "A drifting gauge reads the sump level wrong for months; calibrate "
+                "it against a dipstick each season, log the offset, replace the float when the "
+                "offset grows past a centimetre, and keep the spare parts list next to the pump "
+                "room door.",
+                "criteria": {"use_when": ["reading gauges"], "ignore_when": []},
+                "recall": {"triggers": ["gasket"]},
+            },
+        },
+    )
+    doc = explain(
+        data_dir,
+        "We drained the sump while the brindle valve was hot; the seal and the gasket cracked "
+        "and the level reads wrong.",
+    )
+    assert [m["id"] for m in doc["matches"]] == ["brindle-valve-cooldown"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    gauge, valve = rows["sump-gauge-calibration"], rows["brindle-valve-cooldown"]
+    assert gauge["score"] > valve["score"]
+    assert gauge["rejection"] == "weaker_reading_of_one_task"
+    assert "cosine 0.57" in overlap_detail(valve) and "cosine 0.31" in overlap_detail(gauge)
+
+
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
 RULE_CARDS = {
     "short-lived-document-links": {
@@ -1396,17 +1432,17 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
             ),
             "cache-on-write": plain_card(
                 "Invalidate the cache on write",
-                "After a write, delete the cached entry so readers do not see stale data.",
+                "After a write, delete the cached entry, or a read fails to see fresh data.",
                 ["stale cache"],
                 "cache",
                 ["readers see old values"],
             ),
             "flaky-quarantine": plain_card(
                 "Quarantine flaky tests",
-                "A test that fails now and then on CI is quarantined with an owner.",
+                "A test that flakes now and then on CI is quarantined with an owner.",
                 ["flaky test"],
                 "testing",
-                ["a test fails intermittently"],
+                ["a test is intermittent"],
             ),
             "index-concurrently": plain_card(
                 "Build indexes concurrently",
@@ -1721,7 +1757,8 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
     other = {
         "title": "Paint the widget",
         "summary": "A teal amber orange purple widget dashboard wobbles at dawn.",
-        "criteria": {"use_when": ["painting"], "ignore_when": []},
+        # Closer to the prompt than `lone`, it would take the task: its ignore rule keeps it out.
+        "criteria": {"use_when": ["painting"], "ignore_when": ["tune the zorbic quintal"]},
         "recall": {"triggers": ["paint"]},
     }
     write_library(data_dir, {"lone": card, "other": other})
