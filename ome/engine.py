@@ -31,7 +31,6 @@ from ome.selection import (
     gate_card,
     home_clause,
     is_near_duplicate,
-    lexical_strength,
     match_paths,
     prompt_units,
     reading_strength,
@@ -206,7 +205,7 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
 def _reads_better(a: Assessment, b: Assessment) -> bool:
     """Of two readings of one task, whether `a` wins: a card its description backs closely beats
     one held only by a loose anchor; otherwise the stronger lexical evidence wins, the closer
-    description counting in full (`reading_strength`)."""
+    description counting in full."""
     if a.close_description != b.close_description and (a.loose_anchor or b.loose_anchor):
         return a.close_description
     return reading_strength(a) > reading_strength(b)
@@ -379,14 +378,15 @@ def recall(
                 decisions[position] = REJECT_RELATIVE
                 continue
             # Two unanchored cards from one clause are one task read twice: the one with the
-            # stronger lexical evidence keeps the clause, whichever came first in the fused
-            # order, unless one is held by a loose anchor and the other's description is close
-            # (`_reads_better`). Signals are left out: they fire for a whole area, not for one
-            # look-alike. A short prompt that announces no second task is one task in every
-            # clause (the other sentences are its context), unless the two cards' lexical
-            # evidence is equal (nothing then tells them apart) or each card met one of its own
-            # phrases whole in its own clause: two tasks said plainly, and both stay.
-            strength = lexical_strength(a)
+            # stronger lexical evidence (`reading_strength`) keeps the clause, whichever came
+            # first in the fused order, unless one is held by a loose anchor and the other's
+            # description is close (`_reads_better`). Signals are left out: they fire for a
+            # whole area, not for one look-alike. A short prompt that announces no second task
+            # is one task in every clause (the other sentences are its context), unless the two
+            # cards' lexical evidence is equal (nothing then tells them apart) or each card met
+            # one of its own phrases whole in its own clause: two tasks said plainly, and both
+            # stay.
+            strength = reading_strength(a)
             rival = next(
                 (
                     s
@@ -396,7 +396,7 @@ def recall(
                         home_of(s[0]) == home
                         or (
                             short_single_task
-                            and lexical_strength(s[1]) != strength
+                            and reading_strength(s[1]) != strength
                             and not (whole_phrase_met(a) and whole_phrase_met(s[1]))
                         )
                     )

@@ -630,15 +630,11 @@ def _own_phrase_families(
     return PHRASE_FAMILIES
 
 
-def lexical_strength(assessment: Assessment) -> float:
-    """The noisy-OR of a card's lexical evidence: what its own words found in the prompt."""
-    return noisy_or(i.strength for i in assessment.evidence if i.family in LEXICAL_FAMILIES)
-
-
 def reading_strength(assessment: Assessment) -> float:
-    """The lexical strength with the description overlap at its full cosine, up to a perfect
-    phrase (ANCHOR_MAX): to admit a card, a close description is close enough however close;
-    between two readings of one task, the closer description is the better reading."""
+    """How strongly a card reads the prompt: the noisy-OR of its lexical evidence (what its own
+    words found), the description overlap at its full cosine up to a perfect phrase
+    (ANCHOR_MAX). To admit a card, a close description is close enough however close; between
+    two readings of one task, the closer description is the better reading."""
     full = min(params.ANCHOR_MAX, params.DESCRIPTION_SCALE * assessment.cosine)
     return noisy_or(
         full if i.family == "overlap" else i.strength
@@ -763,7 +759,6 @@ __all__ = [
     "gate_card",
     "home_clause",
     "is_near_duplicate",
-    "lexical_strength",
     "match_paths",
     "phrase_in_text",
     "prompt_units",

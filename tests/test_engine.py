@@ -18,6 +18,7 @@ from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_enve
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
 from ome.params import (
+    DESCRIPTION_MAX,
     FAMILY_MIN_STRENGTH,
     LONG_PROMPT_STAND_IN_SCORE,
     RELATIVE_FLOOR,
@@ -989,6 +990,44 @@ def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path
     assert gauge["score"] > valve["score"]
     assert gauge["rejection"] == "weaker_reading_of_one_task"
     assert "cosine 0.57" in overlap_detail(valve) and "cosine 0.31" in overlap_detail(gauge)
+
+
+def test_two_descriptions_at_their_cap_are_told_apart_by_their_cosines(data_dir: Path) -> None:
+    """Two cards met by their descriptions alone, both at full strength: in a short prompt of
+    one task, the closer description reads it, where equal evidence would keep both."""
+    write_library(
+        data_dir,
+        {
+            "brindle-valve-cooldown": {
+                "title": "Let the brindle valve cool first",
+                "summary": "Draining the sump while the brindle valve is hot cracks its seal; "
+                "wait an hour, open the vent, check the pressure and write the time in the pump "
+                "log.",
+                "criteria": {"use_when": ["servicing the sump"], "ignore_when": []},
+                "recall": {"triggers": ["cooldown interlock"]},
+            },
+            "sump-gauge-calibration": {
+                "title": "Calibrate the sump gauge every season",
+                "summary": "A drifting gauge reads the sump level wrong for months when the valve "
+                "is hot; calibrate it against a dipstick each season, log the offset, replace the "
+                "float when the offset grows past a centimetre, and keep the spare parts list "
+                "next to the pump room door.",
+                "criteria": {"use_when": ["servicing instruments"], "ignore_when": []},
+                "recall": {"triggers": ["dipstick offset"]},
+            },
+        },
+    )
+    doc = explain(
+        data_dir,
+        "We drained the sump while the brindle valve was hot, the seal cracked and the gauge "
+        "reads the level wrong.",
+    )
+    assert [m["id"] for m in doc["matches"]] == ["brindle-valve-cooldown"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    gauge, valve = rows["sump-gauge-calibration"], rows["brindle-valve-cooldown"]
+    assert gauge["evidence"][0]["strength"] == valve["evidence"][0]["strength"] == DESCRIPTION_MAX
+    assert "cosine 0.38" in overlap_detail(valve) and "cosine 0.32" in overlap_detail(gauge)
+    assert gauge["rejection"] == "weaker_reading_of_one_task"
 
 
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
