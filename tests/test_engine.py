@@ -956,28 +956,44 @@ def test_a_loose_anchor_sets_no_bar_for_a_closely_described_card(data_dir: Path)
     assert alarm["loose_anchor"] and wake["score"] < alarm["score"] * RELATIVE_FLOOR
 
 
-def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path) -> None:
-    """Both descriptions match at full strength; a one-word trigger adds to the farther one. The
-    description twice as close is the better reading: its cosine counts past the cap here."""
+GAUGE_ROUTINE = (
+    "calibrate it against a dipstick each season, log the offset, replace the float when the "
+    "offset grows past a centimetre, and keep the spare parts list next to the pump room door."
+)
+
+
+def write_sump_cards(
+    data_dir: Path, valve_summary: str, gauge_summary: str, gauge_use_when: str, gauge_trigger: str
+) -> None:
+    """Two lessons of one pump room: cool the valve before draining, calibrate the gauge."""
     write_library(
         data_dir,
         {
             "brindle-valve-cooldown": {
                 "title": "Let the brindle valve cool first",
-                "summary": "Draining the sump while the brindle valve is hot cracks its seal.",
+                "summary": valve_summary,
                 "criteria": {"use_when": ["servicing the sump"], "ignore_when": []},
                 "recall": {"triggers": ["cooldown interlock"]},
             },
             "sump-gauge-calibration": {
                 "title": "Calibrate the sump gauge every season",
-                "summary": "A drifting gauge reads the sump level wrong for months; calibrate "
-                "it against a dipstick each season, log the offset, replace the float when the "
-                "offset grows past a centimetre, and keep the spare parts list next to the pump "
-                "room door.",
-                "criteria": {"use_when": ["reading gauges"], "ignore_when": []},
-                "recall": {"triggers": ["gasket"]},
+                "summary": gauge_summary,
+                "criteria": {"use_when": [gauge_use_when], "ignore_when": []},
+                "recall": {"triggers": [gauge_trigger]},
             },
         },
+    )
+
+
+def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path) -> None:
+    """Both descriptions match at full strength; a one-word trigger adds to the farther one. The
+    description twice as close is the better reading: its cosine counts past the cap here."""
+    write_sump_cards(
+        data_dir,
+        "Draining the sump while the brindle valve is hot cracks its seal.",
+        "A drifting gauge reads the sump level wrong for months; " + GAUGE_ROUTINE,
+        "reading gauges",
+        "gasket",
     )
     doc = explain(
         data_dir,
@@ -995,27 +1011,14 @@ def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path
 def test_two_descriptions_at_their_cap_are_told_apart_by_their_cosines(data_dir: Path) -> None:
     """Two cards met by their descriptions alone, both at full strength: in a short prompt of
     one task, the closer description reads it, where equal evidence would keep both."""
-    write_library(
+    write_sump_cards(
         data_dir,
-        {
-            "brindle-valve-cooldown": {
-                "title": "Let the brindle valve cool first",
-                "summary": "Draining the sump while the brindle valve is hot cracks its seal; "
-                "wait an hour, open the vent, check the pressure and write the time in the pump "
-                "log.",
-                "criteria": {"use_when": ["servicing the sump"], "ignore_when": []},
-                "recall": {"triggers": ["cooldown interlock"]},
-            },
-            "sump-gauge-calibration": {
-                "title": "Calibrate the sump gauge every season",
-                "summary": "A drifting gauge reads the sump level wrong for months when the valve "
-                "is hot; calibrate it against a dipstick each season, log the offset, replace the "
-                "float when the offset grows past a centimetre, and keep the spare parts list "
-                "next to the pump room door.",
-                "criteria": {"use_when": ["servicing instruments"], "ignore_when": []},
-                "recall": {"triggers": ["dipstick offset"]},
-            },
-        },
+        "Draining the sump while the brindle valve is hot cracks its seal; wait an hour, open "
+        "the vent, check the pressure and write the time in the pump log.",
+        "A drifting gauge reads the sump level wrong for months when the valve is hot; "
+        + GAUGE_ROUTINE,
+        "servicing instruments",
+        "dipstick offset",
     )
     doc = explain(
         data_dir,
