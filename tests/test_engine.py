@@ -985,6 +985,17 @@ def write_sump_cards(
     )
 
 
+def valve_reading_wins(data_dir: Path, prompt: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The gauge and valve cards' explain rows for a prompt that the valve card alone reads,
+    the gauge card losing to it as a weaker reading of the one task."""
+    doc = explain(data_dir, prompt)
+    assert [m["id"] for m in doc["matches"]] == ["brindle-valve-cooldown"]
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    gauge, valve = rows["sump-gauge-calibration"], rows["brindle-valve-cooldown"]
+    assert gauge["rejection"] == "weaker_reading_of_one_task"
+    return gauge, valve
+
+
 def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path) -> None:
     """Both descriptions match at full strength; a one-word trigger adds to the farther one. The
     description twice as close is the better reading: its cosine counts past the cap here."""
@@ -995,16 +1006,12 @@ def test_of_two_readings_the_closer_description_wins_past_its_cap(data_dir: Path
         "reading gauges",
         "gasket",
     )
-    doc = explain(
+    gauge, valve = valve_reading_wins(
         data_dir,
         "We drained the sump while the brindle valve was hot; the seal and the gasket cracked "
         "and the level reads wrong.",
     )
-    assert [m["id"] for m in doc["matches"]] == ["brindle-valve-cooldown"]
-    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
-    gauge, valve = rows["sump-gauge-calibration"], rows["brindle-valve-cooldown"]
     assert gauge["score"] > valve["score"]
-    assert gauge["rejection"] == "weaker_reading_of_one_task"
     assert "cosine 0.57" in overlap_detail(valve) and "cosine 0.31" in overlap_detail(gauge)
 
 
@@ -1020,17 +1027,13 @@ def test_two_descriptions_at_their_cap_are_told_apart_by_their_cosines(data_dir:
         "servicing instruments",
         "dipstick offset",
     )
-    doc = explain(
+    gauge, valve = valve_reading_wins(
         data_dir,
         "We drained the sump while the brindle valve was hot, the seal cracked and the gauge "
         "reads the level wrong.",
     )
-    assert [m["id"] for m in doc["matches"]] == ["brindle-valve-cooldown"]
-    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
-    gauge, valve = rows["sump-gauge-calibration"], rows["brindle-valve-cooldown"]
     assert gauge["evidence"][0]["strength"] == valve["evidence"][0]["strength"] == DESCRIPTION_MAX
     assert "cosine 0.38" in overlap_detail(valve) and "cosine 0.32" in overlap_detail(gauge)
-    assert gauge["rejection"] == "weaker_reading_of_one_task"
 
 
 # Only the rule names a presigned URL on the first card; the second card's summary indexes it.
