@@ -38,6 +38,9 @@ class Phrase:
     # Units a negation or exclusion cue names as absent ("without a primary key"): ignore phrases
     # only, whose `units` are then what the phrase asserts.
     absent: tuple[str, ...] = ()
+    # The units of a phrase that is one concept term as a whole ("delete the bucket"), read
+    # without that concept: its own words and inner concepts, which a prompt may say apart.
+    parts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,10 +238,17 @@ def index_card(
 
     def phrase(kind: str, text: _Analysed) -> Phrase:
         lower = text.lower.strip()
+        units = _units(text, stopwords)
+        parts: tuple[str, ...] = ()
+        if len(units) == 1 and units[0].startswith("§") and not has_han(lower):
+            inner = [h for h in text.hits if concept_token(h[1]) != units[0]]
+            found = _units(text._replace(hits=inner), stopwords)
+            parts = found if len(found) >= 2 else ()
         return Phrase(
             kind=kind,
             text=lower,
-            units=_units(text, stopwords),
+            units=units,
+            parts=parts,
             words=len(
                 {
                     term

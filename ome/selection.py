@@ -246,35 +246,41 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
             )
             quality = place * params.CONCEPT_PHRASE_QUALITY * weight(units[0])
             return quality, False, "concepts", place < 1.0
-        return 0.0, False, "", False
+        # A phrase that is one concept as a whole ("delete the bucket") may be said in its
+        # parts ("get rid of the bucket"); they cover it as a part would, and only when specific
+        # enough together to anchor were they its own phrase.
+        if sum(weight(u) for u in phrase.parts) < params.STRONG_COVER_WEIGHT:
+            return 0.0, False, "", False
+        units = phrase.parts
     if sum(1 for u in units if u in env.term_set) < 2:
         return 0.0, False, "", False  # coverage needs two units found; most phrases stop here
     best, full, background = 0.0, False, False
     for segment in env.segments:
-        if share := _cover(phrase, segment.terms, weight):
-            quality = params.FULL_COVER_QUALITY if share == 1.0 else share * params.PARTIAL_COVER
+        if share := _cover(phrase, units, segment.terms, weight):
+            whole = share == 1.0 and not phrase.parts
+            quality = params.FULL_COVER_QUALITY if whole else share * params.PARTIAL_COVER
             quality *= segment.weight
             if quality > best:
                 # Full cover anchors only when its units are specific enough together: "app
                 # version" in any order is no anchor, "tarball install" is.
                 specific_units = sum(weight(u) for u in units) >= params.STRONG_COVER_WEIGHT
                 background = segment.weight < 1.0
-                best, full = quality, share == 1.0 and specific_units and not background
-    if share := _cover(phrase, env.focus_terms, weight):
+                best, full = quality, whole and specific_units and not background
+    if share := _cover(phrase, units, env.focus_terms, weight):
         spread = share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR
         if spread > best:
             best, background = spread, False
     return best, full, "coverage", background
 
 
-def _cover(phrase: Phrase, present: frozenset[str], weight: Weight) -> float:
+def _cover(phrase: Phrase, units: Sequence[str], present: frozenset[str], weight: Weight) -> float:
     """The weighted share of a phrase's units found in `present` when they cover the phrase, else
     0: two units or more, COVERAGE_MIN_SHARE of its weight, and not all pieces of one short Han
     word of it (提交 and 交了 of 提交了 in "提交了 .env" are that word said, the rest not)."""
-    share, found = coverage(phrase.units, present, weight)
+    share, found = coverage(units, present, weight)
     if found < 2 or share < params.COVERAGE_MIN_SHARE:
         return 0.0
-    hits = [u for u in phrase.units if u in present]
+    hits = [u for u in units if u in present]
     one_word = all(is_han(u[0]) for u in hits) and any(
         all(u in run for u in hits)
         for run in han_runs(phrase.text)

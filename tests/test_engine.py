@@ -18,9 +18,11 @@ from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_enve
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
 from ome.params import (
+    ANCHOR_MAX,
     DESCRIPTION_MAX,
     FAMILY_MIN_STRENGTH,
     LONG_PROMPT_STAND_IN_SCORE,
+    PARTIAL_COVER,
     RELATIVE_FLOOR,
     SECOND_TASK_SCORE,
 )
@@ -1911,6 +1913,29 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
     row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", "rollback", prompt)
     assert row["evidence"][-1]["family"] == "concepts"
     assert (row["rejection"] == "") is admitted
+
+
+@pytest.mark.parametrize(
+    ("trigger", "prompt", "covered"),
+    [
+        # "delete the bucket" is one concept of the lexicon (a destructive operation): said in
+        # other words its parts still cover it, as a part of the phrase would.
+        ("delete the bucket", "Get rid of the old 鹦鹉 bucket and everything in it.", True),
+        ("delete the bucket", "Describe the old 鹦鹉 bucket.", False),  # one part: no cover
+        # A Chinese compound is one word: its characters are no parts.
+        ("强制推送", "把 鹦鹉 的代码强制再推送一次", False),
+    ],
+)
+def test_a_phrase_that_is_one_concept_is_covered_by_its_parts_without_anchoring(
+    data_dir: Path, trigger: str, prompt: str, covered: bool
+) -> None:
+    row = lone_card(data_dir, "The 鹦鹉 gateway needs a tested exit.", trigger, prompt)
+    covers = [e for e in row["evidence"] if e["family"] == "coverage"]
+    assert bool(covers) is covered
+    if covered:
+        assert covers[0]["detail"] == trigger
+        assert covers[0]["strength"] == pytest.approx(ANCHOR_MAX * PARTIAL_COVER)
+        assert row["strong_anchor"] is False
 
 
 LIGHT = BACKGROUND_WEIGHT

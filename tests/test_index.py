@@ -200,10 +200,13 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
 
 
 def reference_units(
-    text: str, matcher: ConceptMatcher, stopwords: frozenset[str]
+    text: str, matcher: ConceptMatcher, stopwords: frozenset[str], without: str = ""
 ) -> tuple[str, ...]:
+    """The units of a text; `without` names a concept token read as if it matched nothing."""
     original = normalize_text(text)
-    hits = reference_find(matcher, original.lower())
+    hits = [
+        h for h in reference_find(matcher, original.lower()) if concept_token(h.concept) != without
+    ]
     covered = [(h.start, h.end) for h in hits]
     units: dict[str, None] = {}
     for hit in hits:
@@ -254,10 +257,15 @@ def reference_index_card(
 ) -> IndexedCard:
     def phrase(kind: str, text: str) -> Phrase:
         lower = normalize_text(text).lower().strip()
+        units = reference_units(text, matcher, stopwords)
+        han = any(is_han(c) for c in lower)
+        one_concept = len(units) == 1 and units[0].startswith("§") and not han
+        parts = reference_units(text, matcher, stopwords, units[0]) if one_concept else ()
         return Phrase(
             kind=kind,
             text=lower,
-            units=reference_units(text, matcher, stopwords),
+            units=units,
+            parts=parts if len(parts) >= 2 else (),
             words=len(
                 {
                     t.term
@@ -265,7 +273,7 @@ def reference_index_card(
                     if t.kind in ("word", "part") and t.term not in stopwords
                 }
             ),
-            han=any(is_han(c) for c in lower),
+            han=han,
             technical=_is_technical(normalize_text(text)),
         )
 
