@@ -103,6 +103,8 @@ def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:
     )
 
 
+# Intents that change something: a signal that suppresses one of them declines the action.
+_ACTION_INTENTS = frozenset({"execute", "operate"})
 _SYMBOL_RE = re.compile(
     r"\b[a-z]+(?:[A-Z][a-z0-9]+)+\b|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b|\b\w+_\w+\b|\b\w+\(\)"
     r"|\b[A-Z][A-Z0-9_]{3,}\b"
@@ -192,6 +194,9 @@ class Envelope:
     detection: Detection
     fired: tuple[str, ...]
     intent_modes: tuple[str, ...]
+    # A fired signal says the user wants nothing done ("just explain, no code changes"): a
+    # negative signal that suppresses a signal of an action intent.
+    declines_action: bool
     task_types: tuple[str, ...]
     surfaces: tuple[str, ...]
     operations: tuple[str, ...]
@@ -593,6 +598,15 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         detection=detection,
         fired=fired,
         intent_modes=intents,
+        declines_action=any(
+            (signal := registry.get(signal_id)) is not None
+            and signal.polarity == "negative"
+            and any(
+                (target := registry.get(t)) is not None and target.intent in _ACTION_INTENTS
+                for t in signal.suppresses
+            )
+            for signal_id in fired
+        ),
         task_types=_labels(text, vocab.task_types),
         surfaces=_labels(text, vocab.surfaces),
         operations=_labels(text, vocab.operations),

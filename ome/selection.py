@@ -35,6 +35,7 @@ REJECT_INTENT_MISSING = "intent_not_included"
 REJECT_BELOW_THRESHOLD = "below_threshold"
 REJECT_WEAK = "insufficient_evidence"
 REJECT_QUESTION = "question_without_covered_phrase"
+REJECT_NO_ACTION = "question_declining_action"
 REJECT_BUILD = "build_request_without_anchor"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
@@ -574,6 +575,10 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
+        elif env.intent_modes in _UNDERSTANDING and env.declines_action:
+            # A question that says nothing is to be done ("just explain, no code changes") asks
+            # for knowledge, not for a lesson, whatever phrase of a card it names.
+            rejection = REJECT_NO_ACTION
         elif env.intent_modes in _UNDERSTANDING and not concrete and "coverage" not in solid:
             # A question that only asks how or why something works, or to talk it through, is
             # answered from knowledge, not from a lesson: a card joins it when the prompt covers
@@ -749,6 +754,7 @@ __all__ = [
     "REJECT_DUPLICATE",
     "REJECT_IGNORE",
     "REJECT_LIMIT",
+    "REJECT_NO_ACTION",
     "REJECT_ONE_TASK",
     "REJECT_QUESTION",
     "REJECT_RELATIVE",

@@ -1827,10 +1827,11 @@ def test_a_short_last_sentence_does_not_hide_the_window_that_holds_the_overlap(
         ("Why does the zorbic quintal 鹦鹉 crash twice a day?", ""),
         ("为什么 zorbic quintal 鹦鹉 每天都报错？", ""),
         ("What is a zorbic quintal 鹦鹉? Our shop runs one.", "question_without_covered_phrase"),
-        # Asking to understand it and talk it through is still no request to change anything.
+        # Asking to understand it and talk it through is still no request to change anything
+        # (and saying it is only a discussion declines any change).
         (
             "想了解一下 zorbic quintal 鹦鹉 的原理，只是讨论一下。",
-            "question_without_covered_phrase",
+            "question_declining_action",
         ),
         (
             "What do you think: how does a zorbic quintal 鹦鹉 work?",
@@ -1848,6 +1849,41 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
         data_dir, "The zorbic quintal 鹦鹉 drifts when the gizmo naps.", "ceasefire", prompt
     )
     assert "overlap" in row["families"]
+    assert row["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
+    ("prompt", "declines", "rejection"),
+    [
+        # A phrase of several words met whole answers a question about it ...
+        ("How does zorbic quintal drift work?", False, ""),
+        # ... but not one that says nothing is to be done.
+        (
+            "Just explain how zorbic quintal drift works, no code changes.",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "想了解一下 zorbic quintal drift 的原理，只是讨论一下，不做开发。",
+            True,
+            "question_declining_action",
+        ),
+        # Asked to act as well, or to review what changed, the lesson applies.
+        ("Explain zorbic quintal drift and then fix it.", False, ""),
+        ("Review the zorbic quintal drift diff, don't change anything.", True, ""),
+    ],
+)
+def test_a_question_that_declines_any_change_takes_no_card(
+    data_dir: Path, prompt: str, declines: bool, rejection: str
+) -> None:
+    assert envelope_of(prompt).declines_action is declines
+    row = lone_card(
+        data_dir,
+        "The zorbic quintal 鹦鹉 drifts when the gizmo naps.",
+        "zorbic quintal drift",
+        prompt,
+    )
+    assert row["families"]
     assert row["rejection"] == rejection
 
 
