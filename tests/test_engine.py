@@ -1372,6 +1372,8 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ("其中一个服务挂了，日志里什么也没有", False),
         ("监听器重启后会重复处理消息，帮忙加个去重；还有，仓库的截单时间算错了，也修一下。", True),
         ("这个服务还有问题，重启以后还是会重复处理消息", False),
+        ("Put the reports job behind a flag. Also fix the export button.", True),
+        ("The export fails on Safari. It also fails on Firefox.", False),
     ],
     ids=[
         "two-things",
@@ -1405,6 +1407,8 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "zh-one-of-them-is-no-list",
         "zh-also-comma",
         "zh-still-is-no-cue",
+        "sentence-opening-also",
+        "also-inside-a-sentence",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
