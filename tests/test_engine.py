@@ -1960,7 +1960,7 @@ def test_a_trigger_met_through_a_synonym_needs_one_more_shared_unit(
     [
         # "delete the bucket" is one concept of the lexicon (a destructive operation): said in
         # other words its parts still cover it, as a part of the phrase would.
-        ("delete the bucket", "Get rid of the old 鹦鹉 bucket and everything in it.", True),
+        ("delete the bucket", "Get rid of the old 鹦鹉 bucket for good.", True),
         ("delete the bucket", "Describe the old 鹦鹉 bucket.", False),  # one part: no cover
         # A Chinese compound is one word: its characters are no parts.
         ("强制推送", "把 鹦鹉 的代码强制再推送一次", False),
