@@ -51,6 +51,8 @@ PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
 # Intents of a prompt that asks to understand something, not to change it (sorted, as the
 # envelope gives them): how or why it works, or that and talking it through.
 _UNDERSTANDING = frozenset({("explain",), ("discuss", "explain")})
+# Intents of a prompt that only talks: with a cue that nothing is to be done, it asks for no lesson.
+_TALK = frozenset({"discuss", "explain"})
 # A unit is ASCII, a concept token ("§..."), or a CJK run: all CJK starts here and up, so one
 # comparison of a unit's first character tells a Han unit.
 _CJK = "\u3040"
@@ -575,9 +577,10 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
-        elif env.intent_modes in _UNDERSTANDING and env.declines_action:
-            # A question that says nothing is to be done ("just explain, no code changes") asks
-            # for knowledge, not for a lesson, whatever phrase of a card it names.
+        elif env.declines_action and env.intent_modes and _TALK.issuperset(env.intent_modes):
+            # A prompt that only explains or discusses and says nothing is to be done ("just
+            # explain, no code changes", "for a blog post") asks for knowledge, not for a lesson,
+            # whatever phrase of a card it names.
             rejection = REJECT_NO_ACTION
         elif env.intent_modes in _UNDERSTANDING and not concrete and "coverage" not in solid:
             # A question that only asks how or why something works, or to talk it through, is

@@ -1872,6 +1872,12 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             True,
             "question_declining_action",
         ),
+        (
+            "What are the trade-offs of zorbic quintal drift? It's for a blog post, not changing "
+            "our code.",
+            True,
+            "question_declining_action",
+        ),
         # Asked to act as well, or to review what changed, the lesson applies.
         ("Explain zorbic quintal drift and then fix it.", False, ""),
         ("Review the zorbic quintal drift diff, don't change anything.", True, ""),
