@@ -53,6 +53,8 @@ PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
 _UNDERSTANDING = frozenset({("explain",), ("discuss", "explain")})
 # Intents of a prompt that only talks: with a cue that nothing is to be done, it asks for no lesson.
 _TALK = frozenset({"discuss", "explain"})
+# Intents that ask for something to be done: a discussion with one of them is not only talk.
+_ACTING = frozenset({"execute", "operate"})
 # A unit is ASCII, a concept token ("§..."), or a CJK run: all CJK starts here and up, so one
 # comparison of a unit's first character tells a Han unit.
 _CJK = "\u3040"
@@ -577,10 +579,19 @@ def assess_card(
             rejection = REJECT_BELOW_THRESHOLD
         elif not (strong or (lexical and len(solid) >= 2) or described_alone):
             rejection = REJECT_WEAK
-        elif env.declines_action and env.intent_modes and _TALK.issuperset(env.intent_modes):
+        elif (
+            env.declines_action
+            and env.intent_modes
+            and (
+                _TALK.issuperset(env.intent_modes)
+                or ("discuss" in env.intent_modes and not _ACTING.intersection(env.intent_modes))
+            )
+        ):
             # A prompt that only explains or discusses and says nothing is to be done ("just
             # explain, no code changes", "for a blog post") asks for knowledge, not for a lesson,
-            # whatever phrase of a card it names.
+            # whatever phrase of a card it names. So does one that talks a review or a failure
+            # through ("let's discuss how reviews should start, just discussing") without asking
+            # to execute or operate anything.
             rejection = REJECT_NO_ACTION
         elif env.intent_modes in _UNDERSTANDING and not concrete and "coverage" not in solid:
             # A question that only asks how or why something works, or to talk it through, is

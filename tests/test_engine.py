@@ -1878,6 +1878,18 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             True,
             "question_declining_action",
         ),
+        # Talking a review practice through is no review: only a request to act takes the card.
+        (
+            "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "Let's talk about how reviews of zorbic quintal drift should start. Just discussing, "
+            "no code changes.",
+            True,
+            "question_declining_action",
+        ),
         # Asked to act as well, or to review what changed, the lesson applies.
         ("Explain zorbic quintal drift and then fix it.", False, ""),
         ("Review the zorbic quintal drift diff, don't change anything.", True, ""),
