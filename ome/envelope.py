@@ -440,7 +440,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         else:
             positive.append(token.term)
     # A concept the prompt names brings the concepts it is a kind of, at the same place.
-    found = matcher.find(text)
+    found = vocab.named(text, matcher.find(text))
     widened = {
         ConceptHit(b, h.start, h.end) for h in found for b in vocab.broader.get(h.concept, ())
     }

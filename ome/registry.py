@@ -86,7 +86,7 @@ CUE_KEYS = (
 TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners", "word_infixes"})
-CONCEPT_KEYS = frozenset({"id", "terms", "broader"})
+CONCEPT_KEYS = frozenset({"id", "terms", "broader", "not_in"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -536,6 +536,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
         raise check.fail("`concepts` must be a list of {id, terms}")
     concepts: dict[str, list[str]] = {}
     broader: dict[str, list[str]] = {}
+    not_in: dict[str, list[str]] = {}
     owner: dict[str, str] = {}
     for item in raw:
         concept_id = item.get("id") if isinstance(item, Mapping) else None
@@ -557,11 +558,32 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             owner[term] = concept_id
         concepts[concept_id] = list(terms)
         broader[concept_id] = list(item_check.strings(entry.get("broader", []), "`broader`"))
+        not_in[concept_id] = [
+            _false_friend(item_check, phrase, terms)
+            for phrase in item_check.strings(entry.get("not_in", []), "`not_in`")
+        ]
     closure = _broader_closure(path, broader)
     return [
-        {"id": key, "terms": concepts[key], **({"broader": closure[key]} if closure[key] else {})}
+        {
+            "id": key,
+            "terms": concepts[key],
+            **({"broader": closure[key]} if closure[key] else {}),
+            **({"not_in": not_in[key]} if not_in[key] else {}),
+        }
         for key in sorted(concepts)
     ]
+
+
+def _false_friend(check: _Checker, phrase: str, terms: Sequence[str]) -> str:
+    """A `not_in` phrase, lower-cased as prompts are matched; it must hold one of the concept's
+    terms, or there is nothing in it to hide."""
+    lowered = phrase.lower()
+    if not any(term.lower() in lowered for term in terms):
+        raise check.fail(
+            f"`not_in` phrase {phrase!r} holds none of the concept's terms, so it hides nothing; "
+            "write a phrase around one of them ('roadmap review' for 'review')"
+        )
+    return lowered
 
 
 def _did_you_mean(name: str, known: Sequence[str], cutoff: float) -> str:

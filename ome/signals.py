@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Any, Literal, cast
 
 from ome.analysis import stem
-from ome.concepts import CONCEPT_PREFIX, ConceptMatcher, build_concept_matcher
+from ome.concepts import CONCEPT_PREFIX, ConceptHit, ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 from ome.glosses import Glossary, glosses_path
 
@@ -97,6 +97,9 @@ class Concept:
     # naming it names them too. Cards are not widened: a card about private keys is not
     # about every secret.
     broader: tuple[str, ...] = ()
+    # Phrases that hold one of its terms in another sense ("roadmap review" is no code review,
+    # "branch office" no git branch): inside them the prompt does not name this concept.
+    not_in: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +143,8 @@ class Vocabulary:
     absence_cues: tuple[str, ...] = field(init=False, repr=False, compare=False)
     # Concept id -> its broader concepts, for those that have some (see Concept.broader).
     broader: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
+    # Concept id -> the phrases it is not named in, for those that have some (Concept.not_in).
+    not_in: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
     # A plain unit -> the concept tokens of the same word ("spark" -> §spark; a one-word id's
     # stem too: "pag" -> §page), for the words that have one.
     word_concepts: dict[str, tuple[str, ...]] = field(init=False, repr=False, compare=False)
@@ -150,6 +155,7 @@ class Vocabulary:
         object.__setattr__(self, "absence_cues", tuple(cues))
         broader = {c.id: c.broader for c in self.concepts if c.broader}
         object.__setattr__(self, "broader", broader)
+        object.__setattr__(self, "not_in", {c.id: c.not_in for c in self.concepts if c.not_in})
         words: dict[str, list[str]] = {}
         for c in self.concepts:
             for word in sorted({c.id} if "_" in c.id else {c.id, stem(c.id)}):
@@ -159,6 +165,21 @@ class Vocabulary:
     def glosses(self, text: str) -> frozenset[str]:
         """The English terms (stopwords left out) of the Chinese words of `text`."""
         return self.glossary.glosses(text, self.stopwords_zh, self.stopwords)
+
+    def named(self, text: str, hits: Iterable[ConceptHit]) -> tuple[ConceptHit, ...]:
+        """A lower-cased text's concept hits without those that touch a phrase using the
+        concept's term in another sense (its `not_in` phrases: "roadmap review")."""
+        spans: dict[str, list[tuple[int, int]]] = {}
+        kept: list[ConceptHit] = []
+        for hit in hits:
+            phrases = self.not_in.get(hit.concept)
+            if phrases:
+                if hit.concept not in spans:
+                    spans[hit.concept] = [s for p in phrases for s in find_phrase(text, p)]
+                if any(start < hit.end and hit.start < end for start, end in spans[hit.concept]):
+                    continue
+            kept.append(hit)
+        return tuple(kept)
 
     def concept_matcher(self) -> ConceptMatcher:
         """A matcher of these concepts (build it once: callers cache it)."""
@@ -203,7 +224,9 @@ class Registry:
         """(concept, start, end) of the lexicon's terms in a normalised text."""
         if not self._matcher:
             self._matcher.append(self.vocabulary.concept_matcher())
-        return tuple((h.concept, h.start, h.end) for h in self._matcher[0].find(text.lower()))
+        lowered = text.lower()
+        found = self.vocabulary.named(lowered, self._matcher[0].find(lowered))
+        return tuple((h.concept, h.start, h.end) for h in found)
 
     def get(self, signal_id: str) -> Signal | None:
         """Return the signal with this id, or None when it is not registered."""
@@ -615,7 +638,10 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         operations=_labelled(data.get("operations")),
         concepts=tuple(
             Concept(
-                id=item["id"], terms=_strings(item["terms"]), broader=_strings(item.get("broader"))
+                id=item["id"],
+                terms=_strings(item["terms"]),
+                broader=_strings(item.get("broader")),
+                not_in=_strings(item.get("not_in")),
             )
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),

@@ -294,10 +294,14 @@ def test_lexicon_terms_belong_to_one_concept(tmp_path: Path) -> None:
             "  - {id: b, terms: [revert, 回退], broader: [a]}\n",
             "leads back to the concept itself",
         ),
+        (
+            "  - {id: a, terms: [code review, 代码评审], not_in: [branch office]}\n",
+            "'branch office' holds none of the concept's terms",
+        ),
     ],
-    ids=["unknown", "itself", "loop"],
+    ids=["unknown", "itself", "loop", "not_in-without-term"],
 )
-def test_broader_links_name_known_concepts_without_loops(
+def test_concept_links_name_known_concepts_without_loops(
     tmp_path: Path, concepts: str, error: str
 ) -> None:
     vocabulary = tmp_path / "vocabulary"
@@ -322,6 +326,38 @@ def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
     assert concepts["rsa_key"]["broader"] == ["private_key", "secret"]
     assert concepts["private_key"]["broader"] == ["secret"]
     assert "broader" not in concepts["secret"]
+
+
+def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> None:
+    """A roadmap review uses the word of code review in another sense: inside it, and in a term
+    overlapping it, the prompt names no code review; elsewhere in the same prompt it still does."""
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(
+        vocabulary / "lexicon.yaml",
+        "concepts:\n"
+        "  - {id: code_review, terms: [review, review meeting, 代码评审],\n"
+        "     not_in: [Roadmap Review]}\n"
+        "  - {id: roadmap, terms: [roadmap, 路线图]}\n",
+    )
+    data = compile_registry([], vocabulary)
+    concepts = {c["id"]: c for c in data["vocabulary"]["concepts"]}
+    assert concepts["code_review"]["not_in"] == ["roadmap review"]
+    assert "not_in" not in concepts["roadmap"]
+    registry = registry_from_data(data)
+    matcher = registry.vocabulary.concept_matcher()
+
+    def named(prompt: str) -> list[tuple[str, int, int]]:
+        return list(registry.concept_hits(prompt))
+
+    assert named("Plan the Roadmap Review meeting") == [("roadmap", 9, 16)]
+    assert named("Review my diff before the roadmap review") == [
+        ("code_review", 0, 6),
+        ("roadmap", 26, 33),
+    ]
+    envelope = build_envelope("Plan the roadmap review meeting.", registry, matcher)
+    assert envelope.concepts == ("roadmap",)
+    assert build_envelope("Review my diff.", registry, matcher).concepts == ("code_review",)
 
 
 @pytest.mark.parametrize(
