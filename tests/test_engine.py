@@ -1519,7 +1519,9 @@ def test_a_weak_second_family_still_counts_above_a_lone_common_word(data_dir: Pa
         if r["id"] == "sso-clock-skew"
     )
     strengths = {e["family"]: e["strength"] for e in row["evidence"]}
-    assert FAMILY_MIN_STRENGTH <= strengths["overlap"] < 0.3 <= strengths["concepts"]
+    # The overlap is weak (just above the family minimum), the concept a family of its own.
+    assert FAMILY_MIN_STRENGTH <= strengths["overlap"] < FAMILY_MIN_STRENGTH + 0.1
+    assert strengths["concepts"] >= 0.3
     assert row["rejection"] == ""
 
 
