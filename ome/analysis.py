@@ -11,15 +11,12 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ome import params
+
 # A prompt is analysed up to this many characters (after normalisation). A page of background
 # is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
 MAX_ANALYSED_CHARS = 20_000
 
-# A fence of fewer lines and characters is pasted output, a command or a plan excerpt, read as
-# text ("address already in use", "must be replaced"); a longer one is code, and only its
-# technical tokens are kept. (Measured on proxy suites: +2, none lost.)
-SHORT_FENCE_LINES = 8
-SHORT_FENCE_CHARS = 800
 _FENCE_RE = re.compile(r"```[^\n]*\n(.*?)(?:```|\Z)", re.S)
 # Stack-frame lines (Python, JS/Java, Go, Rust) carry file names but drown the task in noise.
 _FRAME_RE = re.compile(
@@ -34,8 +31,6 @@ _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
 _HAN_RUN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
-# A short Han run is also kept whole: a two- to four-character word is a word.
-_MAX_WHOLE_HAN_RUN = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +55,7 @@ def normalize_text(text: str) -> str:
 
 def _fence_text(match: re.Match[str]) -> str:
     body = match.group(1)
-    if body.count("\n") < SHORT_FENCE_LINES and len(body) <= SHORT_FENCE_CHARS:
+    if body.count("\n") < params.SHORT_FENCE_LINES and len(body) <= params.SHORT_FENCE_CHARS:
         return " " + body + " "
     return " " + " ".join(_fence_tokens(body)) + " "
 
@@ -234,7 +229,7 @@ def token_spans(text: str) -> list[Span]:
             continue
         for i in range(len(run_text) - 1):
             spans.append((run_text[i : i + 2], start + i, "han", start + i + 2))
-        if 2 < len(run_text) <= _MAX_WHOLE_HAN_RUN:
+        if 2 < len(run_text) <= params.MAX_WHOLE_HAN_RUN:
             spans.append((run_text, start, "han", match.end()))
     spans.sort(key=_span_order)
     return spans

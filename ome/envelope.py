@@ -15,6 +15,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Literal
 
+from ome import params
 from ome.analysis import has_han, is_han, normalize_text, tokenize
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
@@ -131,23 +132,6 @@ _FIRST_ITEM_RE, _SECOND_ITEM_RE, _THIRD_ITEM_RE = (_list_item(n) for n in (1, 2,
 # Quoted or backticked text is a message or a command being reported ("fails with 'No
 # signatures found'", `--no-verify`): a cue inside it negates nothing the user asks.
 _QUOTED_RE = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|「[^」\n]+」|(?<!\w)'[^'\n]+'(?!\w)")
-SEGMENT_MAX_CHARS = 240
-# A prompt of this many sentences or more is "long": background and focus are told apart.
-LONG_PROMPT_SEGMENTS = 4
-# A Chinese prompt puts a whole status update into one comma-joined sentence ("先说下进度：直传
-# 已经上线了，日志脱敏也做完了，……。现在的问题是……。"): there three sentences are enough (+2 on
-# the tuning proxy suites, +1 blind, none lost). English stays at four: three would read a
-# three-sentence prompt chaining its tasks with "also" as one task among background.
-LONG_PROMPT_SEGMENTS_ZH = 3
-# ... and it holds paragraphs, not a few short clauses ("准备发版：先写 CHANGELOG；另外 ..."): only
-# then is it read as one task among background.
-LONG_PROMPT_CHARS = 150
-BACKGROUND_WEIGHT = 0.4
-# A sentence calling its matter settled ("that part's fine") weighs less than background: it
-# names what the prompt is not about. 0.2 measured +1 over 0.4 on the proxy suites.
-SETTLED_WEIGHT = 0.2
-# Description similarity is measured over this many neighbouring sentences at a time.
-DESCRIPTION_WINDOW_SEGMENTS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,7 +281,7 @@ def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) ->
         return False
     thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text, after)]
     items = [after, *seconds, *thirds]
-    return sum(_weight_at(segments, p) > BACKGROUND_WEIGHT for p in items) >= 2
+    return sum(_weight_at(segments, p) > params.BACKGROUND_WEIGHT for p in items) >= 2
 
 
 def _task_pieces(text: str, vocab: Vocabulary) -> list[tuple[int, int]]:
@@ -339,7 +323,7 @@ def _weigh_background(
         # No focus cue sits in an announcing sentence, so one is light wherever it stands.
         light = (focus is not None and segment.end <= focus) or segment in announcing
         weighed.append(
-            Segment(segment.start, segment.end, segment.terms, BACKGROUND_WEIGHT)
+            Segment(segment.start, segment.end, segment.terms, params.BACKGROUND_WEIGHT)
             if light
             else segment
         )
@@ -469,12 +453,16 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         if not match.group(0).strip():
             continue
         while start < end:
-            stop = min(end, start + SEGMENT_MAX_CHARS)
+            stop = min(end, start + params.SEGMENT_MAX_CHARS)
             if seg_terms := span_terms(start, stop, exclusions):
                 segments.append(Segment(start, stop, seg_terms))
             start = stop
     language = detect_language(text)
-    least = LONG_PROMPT_SEGMENTS_ZH if language in ("zh", "mixed") else LONG_PROMPT_SEGMENTS
+    least = (
+        params.LONG_PROMPT_SEGMENTS_ZH
+        if language in ("zh", "mixed")
+        else params.LONG_PROMPT_SEGMENTS
+    )
     sentences = _sentences(text, segments)
     if sentences >= least:
         segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
@@ -483,15 +471,19 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         start for hit in detection.hits if hit.intent == "debug" for start, _ in hit.mentions
     ]
     breaks = vocab.clause_breaks
-    segments = _weigh_marked(text, segments, vocab.settled_cues, breaks, failures, SETTLED_WEIGHT)
-    long_prompt = sentences >= least and len(text) >= LONG_PROMPT_CHARS
+    segments = _weigh_marked(
+        text, segments, vocab.settled_cues, breaks, failures, params.SETTLED_WEIGHT
+    )
+    long_prompt = sentences >= least and len(text) >= params.LONG_PROMPT_CHARS
     if long_prompt:
         # A status update around the request ("billing is merged", "Jonas is on it") is
         # background, wherever it stands; a failure in other hands is theirs, not the prompt's.
         segments = _weigh_marked(
-            text, segments, vocab.status_cues, breaks, failures, BACKGROUND_WEIGHT
+            text, segments, vocab.status_cues, breaks, failures, params.BACKGROUND_WEIGHT
         )
-        segments = _weigh_marked(text, segments, vocab.handoff_cues, breaks, [], BACKGROUND_WEIGHT)
+        segments = _weigh_marked(
+            text, segments, vocab.handoff_cues, breaks, [], params.BACKGROUND_WEIGHT
+        )
     clauses = []
     bounds = [0, *(i for m in patterns.clause_split.finditer(text) for i in m.span()), len(text)]
     for start, stop in zip(bounds[0::2], bounds[1::2], strict=True):
@@ -503,7 +495,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     counted = len(clauses) > 1 and (
         _numbers_tasks(text, vocab, segments)
         or any(
-            _weight_at(segments, m.start()) > BACKGROUND_WEIGHT
+            _weight_at(segments, m.start()) > params.BACKGROUND_WEIGHT
             for m in patterns.task_count.finditer(text)
         )
     )
@@ -516,7 +508,11 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     pieces = _task_pieces(text, vocab) if multi_task else []
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read
     # alone: a task's card is measured against its own words, not diluted by the next task's.
-    spans = (DESCRIPTION_WINDOW_SEGMENTS, 1) if multi_task else (DESCRIPTION_WINDOW_SEGMENTS,)
+    spans = (
+        (params.DESCRIPTION_WINDOW_SEGMENTS, 1)
+        if multi_task
+        else (params.DESCRIPTION_WINDOW_SEGMENTS,)
+    )
     # (start, stop) of each window, once: the last sentence's window is that sentence alone.
     window_bounds = dict.fromkeys(
         (i, min(i + span, len(segments))) for i in range(len(segments)) for span in spans

@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from ome.analysis import SHORT_FENCE_LINES, normalize_text, phrase_terms, stem, terms, tokenize
+from ome.analysis import normalize_text, phrase_terms, stem, terms, tokenize
+from ome.params import SHORT_FENCE_LINES
 
 
 @pytest.mark.parametrize(

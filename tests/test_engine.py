@@ -14,17 +14,19 @@ import yaml
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
 from ome.cli.common import to_json
-from ome.envelope import BACKGROUND_WEIGHT, SETTLED_WEIGHT, Envelope, build_envelope
+from ome.envelope import Envelope, build_envelope
 from ome.evaluate import load_suite
 from ome.evaluate import write_library as write_suite_library
 from ome.params import (
     ANCHOR_MAX,
+    BACKGROUND_WEIGHT,
     DESCRIPTION_MAX,
     FAMILY_MIN_STRENGTH,
     LONG_PROMPT_STAND_IN_SCORE,
     PARTIAL_COVER,
     RELATIVE_FLOOR,
     SECOND_TASK_SCORE,
+    SETTLED_WEIGHT,
 )
 from ome.registry import load_registry
 from ome.render import RenderCard, render_context

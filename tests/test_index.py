@@ -24,7 +24,6 @@ from ome.analysis import (
     _ASCII_TOKEN_RE,
     _CAMEL_RE,
     _HAN_RUN_RE,
-    _MAX_WHOLE_HAN_RUN,
     _SPLIT_RE,
     Token,
     is_han,
@@ -48,7 +47,7 @@ from ome.index import (
     field_terms,
     index_card,
 )
-from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM
+from ome.params import FIELD_WEIGHTS, HAN_GAP_MAX, HAN_GAP_MIN_TERM, MAX_WHOLE_HAN_RUN
 from ome.registry import load_registry
 from ome.signals import Vocabulary
 
@@ -100,7 +99,7 @@ def reference_tokenize(text: str) -> list[Token]:
             continue
         for i in range(len(run) - 1):
             tokens.append(Token(run[i : i + 2], start + i, "han", start + i + 2))
-        if 2 < len(run) <= _MAX_WHOLE_HAN_RUN:
+        if 2 < len(run) <= MAX_WHOLE_HAN_RUN:
             tokens.append(Token(run, start, "han", match.end()))
     tokens.sort(key=lambda t: (t.start, t.kind != "code", t.term))
     return tokens
