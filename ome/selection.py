@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ome import params
 from ome.analysis import han_runs, is_han, phrase_terms
 from ome.concepts import CONCEPT_PREFIX
-from ome.envelope import Envelope
+from ome.envelope import Envelope, detect_language
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
 from ome.signals import Registry
@@ -438,6 +438,13 @@ def _beyond_phrase(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Wei
     return _weight(extra, weight)
 
 
+def _across_languages(card: IndexedCard, env: Envelope) -> bool:
+    """True when the card (its title and summary) is written in Chinese and the prompt in English,
+    or the reverse. Mixed text shares its English words with the other side directly."""
+    written = detect_language(f"{card.card.title} {card.card.summary}")
+    return {written, env.language} == {"zh", "en"}
+
+
 def assess_card(
     card: IndexedCard,
     env: Envelope,
@@ -488,11 +495,14 @@ def assess_card(
         and bool(prompt_units(card, env) - set(best[2].units))
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
+    alone = params.DESCRIPTION_ALONE_UNITS
+    if _across_languages(card, env):
+        # Only concepts and glosses (a gloss at GLOSS_WEIGHT) cross: the same meaning shares less.
+        least = min(least, params.CROSS_LANGUAGE_SHARE * params.DESCRIPTION_MIN_UNITS)
+        alone *= params.CROSS_LANGUAGE_SHARE
     twins = registry.vocabulary.word_concepts
     cosine, described, translated = _description_match(card, env, weight, sizes, least, twins)
-    described_alone = (
-        cosine >= params.DESCRIPTION_ALONE_COSINE and described >= params.DESCRIPTION_ALONE_UNITS
-    )
+    described_alone = cosine >= params.DESCRIPTION_ALONE_COSINE and described >= alone
     # The description matches at full strength: more than a few shared topic words.
     close = described >= least and params.DESCRIPTION_SCALE * cosine >= params.DESCRIPTION_MAX
     if described >= least:

@@ -1066,7 +1066,9 @@ def test_the_concepts_a_rule_names_are_part_of_its_card_description(data_dir: Pa
     assert [m["id"] for m in doc["matches"]] == ["short-lived-document-links"]
     rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
     assert rows["short-lived-document-links"]["families"] == ["overlap"]
-    assert rows["private-buckets"]["rejection"] == "insufficient_evidence"
+    # The bucket card shares the presigned link too, but the links card shares it and more: the
+    # bucket card is its narrower reading.
+    assert rows["private-buckets"]["rejection"] == "subsumed_by_broader_match"
 
 
 CERT_CARD = {
@@ -1751,6 +1753,25 @@ def test_a_description_in_the_other_language_meets_through_the_dictionary(
     row = lone_card(data_dir, GARDEN_EN, "ceasefire", "GrowBot 园丁每天中午给番茄和黄瓜浇水")
     assert overlap_detail(row).endswith("3 through glosses")
     assert row["rejection"] == ""
+
+
+@pytest.mark.parametrize(
+    ("prompt", "admitted"),
+    [
+        # The name and two words through the dictionary (half a word each) admit across
+        # languages, where only concepts and glosses can meet ...
+        ("GrowBot：记得提醒园丁去浇水", True),
+        # ... while two words said in the card's own language are too little.
+        ("GrowBot: remind the gardener, please", False),
+    ],
+)
+def test_a_description_in_the_other_language_admits_on_less_shared_weight(
+    data_dir: Path, prompt: str, admitted: bool
+) -> None:
+    row = lone_card(data_dir, GARDEN_EN, "ceasefire", prompt)
+    assert overlap_detail(row).startswith("2 units")
+    assert row["families"] == ["overlap"]
+    assert (row["rejection"] == "") is admitted
 
 
 def test_a_chinese_card_meets_an_english_prompt_through_its_glosses(data_dir: Path) -> None:
