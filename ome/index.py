@@ -15,7 +15,7 @@ from typing import NamedTuple
 from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text, phrase_terms
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
-from ome.envelope import absent_spans
+from ome.envelope import Language, absent_spans, detect_language
 from ome.params import FIELD_WEIGHTS
 from ome.scoring import specificity
 from ome.signals import Vocabulary
@@ -57,6 +57,8 @@ class IndexedCard:
     # The English terms of the description's Chinese words (`Vocabulary.glosses`): what an English
     # prompt meets a Chinese card with, beside the concepts of the lexicon.
     gloss_units: frozenset[str]
+    # The language the card is written in (its title and summary), as a prompt's is told.
+    language: Language
 
     @property
     def id(self) -> str:
@@ -324,6 +326,7 @@ def index_card(
         ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
         gloss_units=vocabulary.glosses(" ".join(described)),
+        language=detect_language(f"{card.title} {card.summary}"),
     )
 
 

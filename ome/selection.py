@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 from ome import params
 from ome.analysis import han_runs, is_han, phrase_terms
 from ome.concepts import CONCEPT_PREFIX
-from ome.envelope import Envelope, detect_language
+from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
 from ome.signals import Registry
@@ -441,8 +441,7 @@ def _beyond_phrase(card: IndexedCard, env: Envelope, phrase: Phrase, weight: Wei
 def _across_languages(card: IndexedCard, env: Envelope) -> bool:
     """True when the card (its title and summary) is written in Chinese and the prompt in English,
     or the reverse. Mixed text shares its English words with the other side directly."""
-    written = detect_language(f"{card.card.title} {card.card.summary}")
-    return {written, env.language} == {"zh", "en"}
+    return {card.language, env.language} == {"zh", "en"}
 
 
 def assess_card(

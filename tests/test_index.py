@@ -34,7 +34,7 @@ from ome.analysis import (
 from ome.cache import contribution
 from ome.cards import Card, card_from_mapping, parse_card_text
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
-from ome.envelope import absent_spans
+from ome.envelope import absent_spans, detect_language
 from ome.evaluate import generate_noise_cards
 from ome.glosses import glosses_path
 from ome.index import (
@@ -339,6 +339,8 @@ def reference_index_card(
             ),
             stopwords,
         ),
+        # The card's language is told as a prompt's is (tested with the envelope).
+        language=detect_language(f"{card.title} {card.summary}"),
     )
 
 
