@@ -99,14 +99,6 @@ DESCRIPTION_MIN_UNITS = 2
 # signal is one independent witness already: one shared specific unit of the description (a word
 # or concept on one card) is the second. Broad signals (any UI word, any failure) are not.
 WITNESSED_DESCRIPTION_MIN_UNITS = 1.0
-# A card written in Chinese meets an English prompt (or the reverse) only through the lexicon's
-# concepts and the dictionary's glosses, a gloss at GLOSS_WEIGHT: the same meaning shares less
-# unit weight than in one language, so both description bars (DESCRIPTION_MIN_UNITS and
-# DESCRIPTION_ALONE_UNITS) take this share. Measured on the proxy suites (2026-12-04): tuning
-# 1,745 -> 1,752 of 2,140 (cross-language +7, one match-nothing prompt lost); 0.7 to 0.85 and
-# separate bars (1.0-1.75 and 1.75-2.25) all within three cases; a mixed prompt read as the
-# other language -8.
-CROSS_LANGUAGE_SHARE = 0.8
 HINTED_SIGNAL_MIN_WEIGHT = 0.6
 # The same holds for a one-concept trigger met through a synonym when the concept is specific:
 # its strength is ANCHOR_MAX * CONCEPT_PHRASE_QUALITY * the concept's specificity (0.45 when the
@@ -116,6 +108,14 @@ SYNONYM_WITNESS_STRENGTH = 0.44
 # card weighs 1, a Han bigram half of its specificity) is an anchor of its own: it admits alone.
 DESCRIPTION_ALONE_COSINE = 0.17
 DESCRIPTION_ALONE_UNITS = 2.5
+# A card written in Chinese meets an English prompt (or the reverse) only through the lexicon's
+# concepts and the dictionary's glosses, a gloss at GLOSS_WEIGHT: the same meaning shares less
+# unit weight than in one language, so both description bars (DESCRIPTION_MIN_UNITS and
+# DESCRIPTION_ALONE_UNITS) take this share. Measured on the proxy suites (2026-12-04): tuning
+# 1,745 -> 1,752 of 2,140 (cross-language +7, one match-nothing prompt lost); 0.7 to 0.85 and
+# separate bars (1.0-1.75 and 1.75-2.25) all within three cases; a mixed prompt read as the
+# other language -8.
+CROSS_LANGUAGE_SHARE = 0.8
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # In a description overlap, a plain word beside its own concept token ("spark" and §spark) is
 # one word said once: the plain one counts this much, as a Han bigram does. Measured on the proxy
@@ -202,9 +202,9 @@ __all__ = [
     "COLLAPSE_SIMILARITY",
     "CONCEPT_PHRASE_QUALITY",
     "CONCEPT_TWIN_WEIGHT",
-    "CROSS_LANGUAGE_SHARE",
     "COVERAGE_MIN_SHARE",
     "COVERAGE_WHOLE_PROMPT_FACTOR",
+    "CROSS_LANGUAGE_SHARE",
     "DEFAULT_BUDGET_CHARS",
     "DEFAULT_LIMIT",
     "DEFAULT_THRESHOLD",
