@@ -2072,6 +2072,18 @@ LIGHT = BACKGROUND_WEIGHT
             "Can you look at it?",
             [1.0, LIGHT, 1.0, 1.0],
         ),
+        # A matter left for later ("which we plan to fix later") is not today's request.
+        (
+            "Notes from the planning call. Last month we noticed the cart total is glued "
+            "together, which we plan to fix later. The import job runs out of memory on the "
+            "March file. Can you look at it?",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板已经上线了。上个月发现购物车总价是拼起来的，之后再处理。导入任务跑三月份的文件会内存溢出。"
+            "帮我看一下。",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
         # A status update (work done, or in someone else's hands) is background wherever it
         # stands in a long prompt ...
         (
@@ -2131,6 +2143,8 @@ LIGHT = BACKGROUND_WEIGHT
         "deferred-zh",
         "not-blocking",
         "parked",
+        "fix-later-en",
+        "fix-later-zh",
         "status-en",
         "status-zh",
         "status-break-or-failure",
