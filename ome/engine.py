@@ -28,6 +28,7 @@ from ome.selection import (
     REJECT_WEAK,
     Assessment,
     assess_card,
+    focus_weight,
     gate_card,
     home_clause,
     is_near_duplicate,
@@ -409,9 +410,15 @@ def recall(
                 continue
             # A long prompt is one task among paragraphs of background unless it numbers or
             # counts its tasks: the first card returned holds the task, anchored or not, and an
-            # unanchored card found in the background is not a second one.
+            # unanchored card found in the background is not a second one. A card that the
+            # request sentences describe clearly more closely takes the task from it: the
+            # holder was found in the background.
             if one_task and selected:
-                decisions[position] = REJECT_ONE_TASK
+                holder = selected[0]
+                wins = focus_weight(a.card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
+                    focus_weight(holder[1].card, env, weight)
+                )
+                contest(holder, position, a, wins, REJECT_ONE_TASK)
                 continue
         if len(selected) >= opts.limit:
             decisions[position] = REJECT_LIMIT

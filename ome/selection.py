@@ -695,6 +695,11 @@ def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
     return max(range(len(scores)), key=lambda i: (scores[i], -i)) if scores else 0
 
 
+def focus_weight(card: IndexedCard, env: Envelope, weight: Weight) -> float:
+    """The weight of the card's description the request sentences share (background aside)."""
+    return _weight(card.descriptive_units & env.focus_terms, weight)
+
+
 def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
     """Whether the card's fired signals fired only on the words that met its one-concept phrase.
 
@@ -791,6 +796,7 @@ __all__ = [
     "Gate",
     "assess_card",
     "card_signature",
+    "focus_weight",
     "gate_card",
     "home_clause",
     "is_near_duplicate",

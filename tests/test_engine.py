@@ -908,6 +908,50 @@ def test_a_phrase_met_in_passing_in_a_long_prompt_does_not_take_its_task(
     assert zorb["rejection"] == "long_prompt_one_task"
 
 
+BACKGROUND_HOLDER_CARDS = {
+    "quintal-report-masking": {
+        "title": "Mask quintal numbers in zorb report exports",
+        "summary": "Zorb report exports carry customer phone numbers; mask phone numbers in "
+        "every zorb report export and have legal check the masked exports.",
+        "criteria": {"use_when": ["sending plover files to auditors"], "ignore_when": []},
+        "recall": {"triggers": ["quintal masking"]},
+    },
+    "gizmo-drawer-browser-check": {
+        "title": "Open a changed gizmo drawer in a browser before a demo",
+        "summary": "Type checks and unit tests do not show how a gizmo drawer looks; open the "
+        "page, click the fold button and look at the overlay before calling it ready.",
+        "criteria": {"use_when": ["demoing a wobble panel"], "ignore_when": []},
+        "recall": {"triggers": ["wobble review"]},
+    },
+}
+MASKING_DONE = (
+    "The quintal masking in the zorb report exports is done, and legal checked every masked "
+    "zorb report export."
+)
+
+
+def test_a_card_the_request_describes_takes_a_long_prompts_task_from_the_background(
+    data_dir: Path,
+) -> None:
+    """In a long prompt of one task, a card ranked first for a status sentence (its trigger
+    said there) gives the task up to a card that the request sentence describes."""
+    write_library(data_dir, BACKGROUND_HOLDER_CARDS)
+    assert recall_ids(data_dir, MASKING_DONE) == ["quintal-report-masking"]
+    long = explain(
+        data_dir,
+        status_report(
+            MASKING_DONE, "Please check whether the new gizmo drawer is ready for the demo today."
+        ),
+    )
+    assert long["envelope"]["long_prompt"] and not long["envelope"]["multi_task"]
+    assert [m["id"] for m in long["matches"]] == ["gizmo-drawer-browser-check"]
+    rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
+    masking = rows["quintal-report-masking"]
+    assert masking["bm25f_rank"] == masking["evidence_rank"] == 1
+    assert "exact" in masking["families"]
+    assert masking["rejection"] == "long_prompt_one_task"
+
+
 LOOSE_OR_CLOSE_CARDS = {
     "gizmo-sync-wake": {
         "title": "Wake a gizmo before its quintal sync",
