@@ -165,7 +165,7 @@ class Envelope:
     # `windows`; empty when the prompt has no Han text.
     window_glosses: tuple[frozenset[str], ...]
     implied: frozenset[str]  # concept tokens only implied: what a named concept is a kind of
-    clauses: tuple[frozenset[str], ...]
+    clauses: tuple[frozenset[str], ...]  # its tasks when cues cut it so, else its clauses
     long_prompt: bool  # LONG_PROMPT_SEGMENTS(_ZH) sentences or more: background around one task
     multi_task: bool  # the prompt announces or numbers more than one task ("two things", "1) 2)")
     two_tasks: bool  # it counts or numbers two tasks, or one cue cuts a short prompt in two
@@ -506,6 +506,13 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     )
     # Where a multi-task cue or list marker starts the next task ("..., and also", "顺便", "2)").
     pieces = _task_pieces(text, vocab) if multi_task else []
+    # Cut so into tasks, a prompt's clauses are its tasks: the commas and sentences inside one
+    # task ("..., and also check X? Y shows Z.") do not make two readings of it two tasks. A cut
+    # before a last word ("Fix both.") cuts nothing, and a prompt counting three tasks or more
+    # ("three things") is not cut into two.
+    tasks = [clause for start, stop in pieces if (clause := span_terms(start, stop, ()))]
+    if len(tasks) > 1 and not any(find_phrase(text, cue) for cue in vocab.more_task_markers):
+        clauses = tasks
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read
     # alone: a task's card is measured against its own words, not diluted by the next task's.
     spans = (

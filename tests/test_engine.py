@@ -1129,26 +1129,27 @@ THREE_READINGS = (
 
 
 @pytest.mark.parametrize(
-    ("opening", "two_tasks", "expected"),
+    ("opening", "two_tasks", "expected", "cert_rejection"),
     [
-        ("Two things. ", True, ["cert-expiry", "disk-full-logs"]),
-        ("Three things. ", False, ["cert-expiry", "disk-full-logs", "retry-budget"]),
-        ("", False, ["cert-expiry", "disk-full-logs", "retry-budget"]),
+        ("Two things. ", True, ["disk-full-logs", "retry-budget"], "weaker_reading_of_one_task"),
+        ("Three things. ", False, ["cert-expiry", "disk-full-logs", "retry-budget"], ""),
+        ("", False, ["disk-full-logs", "retry-budget"], "weaker_reading_of_one_task"),
     ],
     ids=["two-counted", "three-counted", "chained-by-also"],
 )
 def test_a_prompt_counting_two_tasks_returns_two_unanchored_cards(
-    data_dir: Path, opening: str, two_tasks: bool, expected: list[str]
+    data_dir: Path, opening: str, two_tasks: bool, expected: list[str], cert_rejection: str
 ) -> None:
-    """Three unanchored readings of a prompt that counts two tasks: the weakest gives way. A
-    prompt that only chains its tasks ("also") may hold a task with two fitting lessons."""
+    """Three unanchored readings, "Also" opening the second sentence: it cuts the prompt into two
+    tasks, and the third sentence belongs to the second one, whose weaker reading gives way. A
+    prompt counting three tasks is not cut into two: each sentence is a task of its own."""
     write_library(data_dir, {**CONTEXT_CARDS, "cert-expiry": CERT_CARD})
     doc = explain(data_dir, opening + THREE_READINGS)
     assert doc["envelope"]["multi_task"]
     assert sorted(m["id"] for m in doc["matches"]) == expected
     rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
     assert not any(row["strong_anchor"] for row in rows.values())
-    assert rows["retry-budget"]["rejection"] == ("more_cards_than_tasks" if two_tasks else "")
+    assert rows["cert-expiry"]["rejection"] == cert_rejection
     assert envelope_of(opening + THREE_READINGS).two_tasks is two_tasks
 
 
@@ -2286,6 +2287,88 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
     row = lone_card(data_dir, "Spark zebra quagga.", "okapi", prompt)
     (overlap,) = (e for e in row["evidence"] if e["family"] == "overlap")
     assert overlap["detail"].startswith(units + ",")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "clauses"),
+    [
+        # "and also" cuts two tasks; the first one's semicolon does not cut it again.
+        (
+            "The zorb export of every record times out; it reads the quintal ledger, and also "
+            "the gizmo button has no label.",
+            [{"export", "quintal"}, {"gizmo", "label"}],
+        ),
+        (
+            "把导出任务改成分页，它读账本的时候会超时，另外设置页的按钮没有标签。",
+            [{"任务", "账本"}, {"按钮"}],
+        ),
+        # A cut before the last word ("Fix both.") leaves no second task: the clauses stay.
+        (
+            "The message text is glued together from translated pieces, and the bell button has "
+            "no label. Fix both.",
+            [{"messag", "piec"}, {"bell", "label"}, {"fix"}],
+        ),
+        # A prompt counting three tasks is not cut into two.
+        (
+            "Three things: the zorb export times out; it reads the quintal ledger, and also the "
+            "gizmo button has no label.",
+            [{"thre"}, {"export"}, {"quintal"}, {"gizmo"}],
+        ),
+    ],
+    ids=["and-also", "另外", "fix-both", "three-counted"],
+)
+def test_a_prompt_cut_into_tasks_has_one_clause_per_task(
+    prompt: str, clauses: list[set[str]]
+) -> None:
+    """A card's home clause is the task it serves: two cards reading two commas of one task are
+    one task read twice, not two tasks. A cut that leaves no second task, or a prompt counting
+    more tasks than the cuts make, keeps the clauses."""
+    env = envelope_of(prompt)
+    assert env.multi_task
+    assert len(env.clauses) == len(clauses)
+    assert all(words <= clause for words, clause in zip(clauses, env.clauses, strict=True))
+
+
+TASK_READ_TWICE_CARDS = {
+    "zorb-export-paging": {
+        "title": "Page the zorb export",
+        "summary": "One zorb export of every record times out; page through the records in chunks.",
+        "criteria": {"use_when": ["exporting zorb records"], "ignore_when": []},
+        "recall": {"triggers": ["zorb export paging"]},
+    },
+    "quintal-ledger-locks": {
+        "title": "Send slow reads to the replica",
+        "summary": "Reads of the quintal ledger time out while the nightly job holds its locks; "
+        "read from the replica.",
+        "criteria": {"use_when": ["nightly plover jobs"], "ignore_when": []},
+        "recall": {"triggers": ["plover lock"]},
+    },
+    "gizmo-button-label": {
+        "title": "Label the gizmo button",
+        "summary": "An icon-only gizmo button needs a label that screen readers announce.",
+        "criteria": {"use_when": ["adding gizmo buttons"], "ignore_when": []},
+        "recall": {"triggers": ["gizmo button label"]},
+    },
+}
+
+
+def test_a_card_reading_one_task_again_is_measured_against_that_tasks_card(
+    data_dir: Path,
+) -> None:
+    """In a prompt of two tasks, a card found in the second clause of the first task is held to
+    RELATIVE_FLOOR of that task's best card, not counted as a third task."""
+    write_library(data_dir, TASK_READ_TWICE_CARDS)
+    prompt = (
+        "The zorb export of every record times out; it reads the quintal ledger, and also the "
+        "gizmo button has no label."
+    )
+    result = explain(data_dir, prompt)
+    assert [m["id"] for m in result["matches"]] == ["gizmo-button-label", "zorb-export-paging"]
+    rows = {c["id"]: c for c in result["diagnostics"]["candidates"]}
+    assert rows["quintal-ledger-locks"]["rejection"] == "below_relative_floor"
+    assert (
+        rows["quintal-ledger-locks"]["score"] < RELATIVE_FLOOR * rows["zorb-export-paging"]["score"]
+    )
 
 
 @pytest.mark.parametrize(
