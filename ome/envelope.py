@@ -507,10 +507,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # Where a multi-task cue or list marker starts the next task ("..., and also", "顺便", "2)").
     pieces = _task_pieces(text, vocab) if multi_task else []
     # Cut so into tasks, a prompt's clauses are its tasks: the commas and sentences inside one
-    # task ("..., and also check X? Y shows Z.") do not make two readings of it two tasks. A cut
-    # before a last word ("Fix both.") cuts nothing, and a prompt counting three tasks or more
-    # ("three things") is not cut into two.
-    tasks = [clause for start, stop in pieces if (clause := span_terms(start, stop, ()))]
+    # task ("..., and also check X? Y shows Z.") do not make two readings of it two tasks. A third
+    # list marker ("3)") starts a task too; a cut before a last word ("Fix both.") cuts nothing,
+    # and a prompt counting three tasks or more in words ("three things") is not cut into two.
+    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text) if m.start()] if pieces else []
+    edges = sorted({*(start for start, _ in pieces), *thirds, len(text)})
+    tasks = [clause for start, stop in pairwise(edges) if (clause := span_terms(start, stop, ()))]
     if len(tasks) > 1 and not any(find_phrase(text, cue) for cue in vocab.more_task_markers):
         clauses = tasks
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read

@@ -2308,6 +2308,12 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
             "no label. Fix both.",
             [{"messag", "piec"}, {"bell", "label"}, {"fix"}],
         ),
+        # A third list marker starts a third task.
+        (
+            "1) bump the zorb pin; 2) the quintal test times out, it waits on the ledger; "
+            "3) tag the gizmo release",
+            [{"zorb"}, {"quintal", "ledger"}, {"gizmo"}],
+        ),
         # A prompt counting three tasks is not cut into two.
         (
             "Three things: the zorb export times out; it reads the quintal ledger, and also the "
@@ -2315,7 +2321,7 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
             [{"thre"}, {"export"}, {"quintal"}, {"gizmo"}],
         ),
     ],
-    ids=["and-also", "另外", "fix-both", "three-counted"],
+    ids=["and-also", "另外", "fix-both", "three-numbered", "three-counted"],
 )
 def test_a_prompt_cut_into_tasks_has_one_clause_per_task(
     prompt: str, clauses: list[set[str]]
