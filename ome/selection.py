@@ -686,7 +686,8 @@ def whole_phrase_met(assessment: Assessment) -> bool:
 
 
 def home_clause(card: IndexedCard, env: Envelope, weight: Weight) -> int:
-    """The clause a card's evidence comes from (most specific shared terms; first on ties).
+    """The clause a card's evidence comes from (most specific shared terms; first on ties): in a
+    prompt that cues cut into tasks, the task (`Envelope.clauses`).
 
     Two cards without strong anchors are both returned only when they come from different
     clauses: two tasks, not one task read twice.
