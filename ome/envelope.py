@@ -510,10 +510,13 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # task ("..., and also check X? Y shows Z.") do not make two readings of it two tasks. A third
     # list marker ("3)") starts a task too; a cut before a last word ("Fix both.") cuts nothing,
     # and a prompt counting three tasks or more in words ("three things") is not cut into two.
-    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text) if m.start()] if pieces else []
-    edges = sorted({*(start for start, _ in pieces), *thirds, len(text)})
+    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text)]
+    more_tasks_said = any(find_phrase(text, cue) for cue in vocab.more_task_markers)
+    edges = sorted(
+        {*(start for start, _ in pieces), *(p for p in thirds if p and pieces), len(text)}
+    )
     tasks = [clause for start, stop in pairwise(edges) if (clause := span_terms(start, stop, ()))]
-    if len(tasks) > 1 and not any(find_phrase(text, cue) for cue in vocab.more_task_markers):
+    if len(tasks) > 1 and not more_tasks_said:
         clauses = tasks
     # In a prompt of several tasks each sentence, and each task of one sentence, is also read
     # alone: a task's card is measured against its own words, not diluted by the next task's.
@@ -592,8 +595,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         # at most that one cue cuts in two ("Speed up the join; 顺便看看 the bucketing"): a
         # longer chain may hold more matters than it has cues.
         two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
-        and _THIRD_ITEM_RE.search(text) is None
-        and not any(find_phrase(text, cue) for cue in vocab.more_task_markers),
+        and not thirds
+        and not more_tasks_said,
         build_request=_opens_with(text, vocab.build_cues),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
