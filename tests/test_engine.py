@@ -2606,6 +2606,11 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         ("Adding the index locked the table for an hour.", False),
         ("The importer should write a summary line. Convert it later.", False),
         ("帮我写个脚本，把日志按天归档", True),
+        ("Build a status page that polls every service.", True),
+        ("Translate the onboarding copy into German.", True),
+        ("加一个 make target，跑一遍格式检查", True),
+        # A bare "build" opens reports as often as requests.
+        ("Build times doubled since Monday.", False),
     ],
     ids=[
         "write",
@@ -2617,6 +2622,10 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         "adding",
         "not-opening",
         "zh",
+        "build-a",
+        "translate",
+        "zh-add",
+        "build-times",
     ],
 )
 def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
