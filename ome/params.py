@@ -116,6 +116,15 @@ DESCRIPTION_ALONE_UNITS = 2.5
 # separate bars (1.0-1.75 and 1.75-2.25) all within three cases; a mixed prompt read as the
 # other language -8.
 CROSS_LANGUAGE_SHARE = 0.8
+# A request for new code (a build request: "Write a command that exports invoices as CSV") joins
+# a card without a phrase of its own only on a description this close (set cosine), closer than
+# "close" (DESCRIPTION_MAX / DESCRIPTION_SCALE, 0.264): new code in a familiar area shares many
+# of a card's topic words without its lesson. Across languages "close" is enough. Measured on
+# the proxy suites (2026-12-04): tuning 1,766 -> 1,767 of 2,140 (a match-nothing prompt),
+# blind 2,708 -> 2,709 (match-nothing 322 -> 323), nothing lost; 0.33 to 0.36 measure the same
+# on tuning, 0.4 and up lose a paraphrase; the bar across languages too loses a cross-language
+# prompt at every value.
+BUILD_CLOSE_COSINE = 0.3
 HAN_BIGRAM_WEIGHT = 0.5  # a Han bigram is half a word
 # In a description overlap, a plain word beside its own concept token ("spark" and §spark) is
 # one word said once: the plain one counts this much, as a Han bigram does. Measured on the proxy
@@ -205,6 +214,7 @@ __all__ = [
     "BACKGROUND_WEIGHT",
     "BM25_B",
     "BM25_K1",
+    "BUILD_CLOSE_COSINE",
     "COLLAPSE_SIMILARITY",
     "CONCEPT_PHRASE_QUALITY",
     "CONCEPT_TWIN_WEIGHT",

@@ -495,7 +495,8 @@ def assess_card(
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
     alone = params.DESCRIPTION_ALONE_UNITS
-    if _across_languages(card, env):
+    across = _across_languages(card, env)
+    if across:
         # Only concepts and glosses (a gloss at GLOSS_WEIGHT) cross: the same meaning shares less.
         least = min(least, params.CROSS_LANGUAGE_SHARE * params.DESCRIPTION_MIN_UNITS)
         alone *= params.CROSS_LANGUAGE_SHARE
@@ -611,15 +612,16 @@ def assess_card(
             env.build_request
             and not strong
             and not solid & _own_phrase_families(best[1], best[2], env, best[0])
-            and not close
+            and not (close and (cosine >= params.BUILD_CLOSE_COSINE or across))
             and not env.multi_task
             and "debug" not in env.intent_modes
         ):
             # A request for new code or a rewrite ("Write a SQL query that ...", "Convert the page
             # to hooks") shares topic words with many lessons. A card joins it on a phrase of its
-            # own (met exactly, covered whole, or through a synonym) or a close description, not
-            # on a few shared topic words, nor on part of a phrase; nor does it when the prompt
-            # tells a failure or a second task.
+            # own (met exactly, covered whole, or through a synonym) or a description closer than
+            # close (BUILD_CLOSE_COSINE; across languages, where the same meaning shares less,
+            # close is enough), not on a few shared topic words, nor on part of a phrase; nor
+            # does it when the prompt tells a failure or a second task.
             rejection = REJECT_BUILD
     # Read by selection among admitted cards only.
     kinds = {i.family for i in items}

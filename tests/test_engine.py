@@ -2634,6 +2634,7 @@ def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, buil
 
 # A long description of filler words: three shared words make a loose match, not a close one.
 FILLER = " ".join(f"{a}{b}ix" for a, b in itertools.product("bcdfgklmnp", "aeiou"))
+ZORBIC_SUMMARY = f"The zorbic quintal 鹦鹉 drifts when the gizmo naps: {FILLER}."
 
 
 @pytest.mark.parametrize(
@@ -2654,9 +2655,42 @@ def test_a_build_request_needs_more_than_a_few_shared_words(
 ) -> None:
     """A request for new code shares topic words with many lessons: a loose description overlap
     alone does not make a lesson apply to it."""
-    summary = f"The zorbic quintal 鹦鹉 drifts when the gizmo naps: {FILLER}."
-    row = lone_card(data_dir, summary, "ceasefire", prompt)
+    row = lone_card(data_dir, ZORBIC_SUMMARY, "ceasefire", prompt)
     assert "overlap" in row["families"]
+    assert row["rejection"] == rejection
+
+
+# Chinese words with plain dictionary glosses, and many more the prompts below do not share.
+PARROT_SUMMARY = (
+    "鹦鹉网关的导出工具在周末漂移。园丁给番茄浇水，邮差骑着自行车送报纸，厨师在厨房里切洋葱，"
+    "画家用油彩描绘山峰，渔夫划船捕捞螃蟹，木匠锯开松树做椅子，农民收割小麦晒稻谷，护士测量体温"
+    "记录血压，裁缝缝补衬衫熨烫裤子，歌手弹奏吉他演唱民谣，司机加油洗车换轮胎。"
+)
+
+
+@pytest.mark.parametrize(
+    ("summary", "prompt", "rejection"),
+    [
+        # Close (cosine 0.29), but not close enough for new code in the card's area.
+        (
+            ZORBIC_SUMMARY,
+            "Write a zorbic quintal 鹦鹉 gizmo exporter: baix beix",
+            "build_request_without_anchor",
+        ),
+        (ZORBIC_SUMMARY, "Write a zorbic quintal 鹦鹉 gizmo exporter: baix beix biix boix", ""),
+        (ZORBIC_SUMMARY, "Our zorbic quintal 鹦鹉 gizmo needs an exporter: baix beix", ""),
+        # Across languages the same meaning shares less: close (cosine 0.27) is enough.
+        (PARROT_SUMMARY, "Write a parrot gateway export tool.", ""),
+    ],
+    ids=["close", "closer", "no-build-verb", "across-languages"],
+)
+def test_a_build_request_needs_a_closer_description_than_close(
+    data_dir: Path, summary: str, prompt: str, rejection: str
+) -> None:
+    """New code in a card's area shares many of its topic words without its lesson: a build
+    request joins a card on its description only when it is closer than close, in one language."""
+    row = lone_card(data_dir, summary, "ceasefire", prompt)
+    assert [(e["family"], e["strength"]) for e in row["evidence"]] == [("overlap", 0.7)]
     assert row["rejection"] == rejection
 
 
