@@ -2611,6 +2611,9 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         ("加一个 make target，跑一遍格式检查", True),
         # A bare "build" opens reports as often as requests.
         ("Build times doubled since Monday.", False),
+        ("把配置里的端口换成 8080", True),
+        ("帮我把日志级别调成 debug", True),
+        ("我把配置改了以后服务起不来", False),
     ],
     ids=[
         "write",
@@ -2626,6 +2629,9 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         "translate",
         "zh-add",
         "build-times",
+        "zh-ba",
+        "zh-help-ba",
+        "zh-ba-not-opening",
     ],
 )
 def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
