@@ -510,8 +510,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # task ("..., and also check X? Y shows Z.") do not make two readings of it two tasks. A third
     # list marker ("3)") starts a task too; a cut before a last word ("Fix both.") cuts nothing,
     # and a prompt counting three tasks or more in words ("three things") is not cut into two.
-    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text)]
-    more_tasks_said = any(find_phrase(text, cue) for cue in vocab.more_task_markers)
+    # Both are read only where the prompt announces several tasks, as are `two_tasks` below.
+    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text)] if multi_task else []
+    more_tasks_said = multi_task and any(find_phrase(text, cue) for cue in vocab.more_task_markers)
     edges = sorted(
         {*(start for start, _ in pieces), *(p for p in thirds if p and pieces), len(text)}
     )
