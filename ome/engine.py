@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ome import params
@@ -19,6 +20,7 @@ from ome.render import RenderCard, render_context
 from ome.scoring import bm25f, idf, rrf
 from ome.selection import (
     REJECT_DUPLICATE,
+    REJECT_IGNORE,
     REJECT_LIMIT,
     REJECT_ONE_TASK,
     REJECT_RELATIVE,
@@ -27,6 +29,7 @@ from ome.selection import (
     REJECT_TASKS,
     REJECT_WEAK,
     Assessment,
+    Gate,
     assess_card,
     focus_weight,
     gate_card,
@@ -212,6 +215,31 @@ def _reads_better(a: Assessment, b: Assessment) -> bool:
     return reading_strength(a) > reading_strength(b)
 
 
+def _ignore_boundary(
+    index: CardIndex, gated: Mapping[int, tuple[tuple[Gate, ...], str]]
+) -> frozenset[str] | None:
+    """The units of the `ignore_when` phrases a prompt says (None when it says none): the
+    situation the prompt is about, named by the card it is not about."""
+    said = [
+        (position, gate.detail)
+        for position, (gates, rejection) in gated.items()
+        if rejection == REJECT_IGNORE
+        for gate in gates
+        if gate.name == REJECT_IGNORE
+    ]
+    if not said:
+        return None
+    return frozenset(
+        unit
+        for position, text in said
+        for written, phrase in zip(
+            index.cards[position].card.ignore_when, index.cards[position].ignore, strict=True
+        )
+        if written == text
+        for unit in phrase.units
+    )
+
+
 def is_maintenance_command(prompt: str) -> bool:
     """True when the prompt's first non-blank line is an `ome` command."""
     first = next((line for line in prompt.splitlines() if line.strip()), "")
@@ -247,10 +275,12 @@ def recall(
     matched_paths, contested = match_paths(
         {p: index.cards[p] for p in index.path_cards} if env.files else {}, env.files
     )
+    gated = {p: gate_card(index.cards[p], env, registry, opts.project_key) for p in positions}
+    boundary = _ignore_boundary(index, gated)
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
         card = index.cards[position]
-        gates, rejection = gate_card(card, env, registry, opts.project_key)
+        gates, rejection = gated[position]
         assessments.append(
             (
                 position,
@@ -265,6 +295,7 @@ def recall(
                     sizes,
                     matched_paths.get(position, ()),
                     contested,
+                    boundary,
                 ),
             )
         )

@@ -37,6 +37,7 @@ REJECT_WEAK = "insufficient_evidence"
 REJECT_QUESTION = "question_without_covered_phrase"
 REJECT_NO_ACTION = "question_declining_action"
 REJECT_BUILD = "build_request_without_anchor"
+REJECT_BOUNDED = "outside_bounds_the_prompt_draws"
 REJECT_DUPLICATE = "collapsed_duplicate"
 REJECT_RELATIVE = "below_relative_floor"
 REJECT_SAME_TASK = "weaker_reading_of_one_task"
@@ -455,12 +456,14 @@ def assess_card(
     sizes: Sequence[float],
     matched_paths: Sequence[str],
     contested: frozenset[str],
+    boundary: frozenset[str] | None = None,
 ) -> Assessment:
     """Collect evidence, score it 0-100, and decide admission (after the gates).
 
     `weight` gives each unit's specificity in the library, so common words count for less;
     `matched_paths` are the prompt's files the card's `paths` globs match, and `contested` those
-    that more than one card's globs match (both from `match_paths`).
+    that more than one card's globs match (both from `match_paths`); `boundary` holds the units
+    of the `ignore_when` phrases of other cards that the prompt says (None when it says none).
     """
     c = card.card
     items: list[EvidenceItem] = []
@@ -623,6 +626,19 @@ def assess_card(
             # close is enough), not on a few shared topic words, nor on part of a phrase; nor
             # does it when the prompt tells a failure or a second task.
             rejection = REJECT_BUILD
+        elif (
+            boundary is not None
+            and card.descriptive_units.isdisjoint(boundary)
+            and not strong
+            and not solid & PHRASE_FAMILIES
+            and not close
+        ):
+            # A prompt that says one of a card's ignore_when phrases ("a spelling fix in a
+            # comment") draws its own bounds: it names the situation it is in by the lesson it
+            # is not about. A card whose description shares no word of that phrase joins it
+            # only on a phrase of its own (whole or in part) or a close description, not on a
+            # few shared topic words.
+            rejection = REJECT_BOUNDED
     # Read by selection among admitted cards only.
     kinds = {i.family for i in items}
     lone_phrase = (
@@ -781,6 +797,7 @@ __all__ = [
     "LEXICAL_FAMILIES",
     "PHRASE_FAMILIES",
     "REJECT_BELOW_THRESHOLD",
+    "REJECT_BOUNDED",
     "REJECT_BUILD",
     "REJECT_DUPLICATE",
     "REJECT_IGNORE",

@@ -2792,6 +2792,54 @@ def test_a_build_request_takes_a_card_on_a_whole_phrase_not_on_part_of_one(
     assert row["rejection"] == rejection
 
 
+WOMBAT_CARD = {
+    "title": "Count the wombats",
+    "summary": "Count every wombat in the burrow before dusk.",
+    "criteria": {"use_when": ["counting wombats"], "ignore_when": ["a brand new wombat ledger"]},
+    "recall": {"triggers": ["wombat census"], "topics": ["wildlife"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("summary", "prompt", "rejection"),
+    [
+        (ZORBIC_SUMMARY, "Our zorbic quintal 鹦鹉 gizmo needs an exporter.", ""),
+        (
+            ZORBIC_SUMMARY,
+            "Our zorbic quintal 鹦鹉 gizmo needs an exporter for a brand new wombat ledger.",
+            "outside_bounds_the_prompt_draws",
+        ),
+        # The card whose description says a word of the phrase is what the bounds point to.
+        (
+            ZORBIC_SUMMARY.replace("naps", "naps on the ledger"),
+            "Our zorbic quintal 鹦鹉 gizmo needs an exporter for a brand new wombat ledger.",
+            "",
+        ),
+        # A close description (cosine 0.32) is the card's own evidence.
+        (
+            "The zorbic quintal 鹦鹉 drifts when the gizmo naps: " + " ".join(FILLER.split()[:12]),
+            "Our zorbic quintal 鹦鹉 gizmo needs an exporter for a brand new wombat ledger.",
+            "",
+        ),
+    ],
+    ids=["no-bounds", "topic-words-only", "shares-the-phrase", "close-description"],
+)
+def test_a_prompt_saying_an_ignore_phrase_takes_other_cards_on_their_own_evidence(
+    data_dir: Path, summary: str, prompt: str, rejection: str
+) -> None:
+    """A prompt that says one card's ignore_when phrase names its situation by what it is not;
+    a card sharing only topic words with it, and no word of that phrase, stays out."""
+    write_library(
+        data_dir, {"lone": way_back_card(summary, "tangerine harbour"), "wombats": WOMBAT_CARD}
+    )
+    rows = candidate_rows(data_dir, prompt)
+    assert rows["lone"]["families"] == ["overlap"]
+    assert rows["lone"]["rejection"] == rejection
+    assert rows.get("wombats", {}).get("rejection", "") == (
+        "ignore_rule" if "wombat" in prompt else ""
+    )
+
+
 def test_a_build_request_does_not_take_a_card_on_an_implied_concept_alone(data_dir: Path) -> None:
     """ "Write a script ..." joins a card on a phrase of its own; "private key" implies the card's
     "secret", which is evidence, not the card's phrase said. Told as a situation, the same
