@@ -400,7 +400,8 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     not cover it. A cover is decisive in a one-sentence, one-task prompt that holds a unit the
     phrase does not share with the rest of the card, for a phrase that names nothing absent: on a
     card about replicas, "read-only replica" is not met by "replica" alone, a prompt cannot show
-    that something is missing, and a second sentence or task may be what the card is for.
+    that something is missing, and a second sentence or task may be what the card is for. A
+    concept the prompt only implies (a key is a kind of secret) says no word of a phrase.
     """
     best, decisive = 0.0, ""
     single = len(env.segments) == 1 and not env.multi_task
@@ -416,11 +417,12 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
         for segment in env.segments:
             if not segment.terms.isdisjoint(ignore.absent):
                 continue
-            share, found = coverage(ignore.units, segment.terms, ignore_weight)
+            said = segment.terms - env.implied
+            share, found = coverage(ignore.units, said, ignore_weight)
             if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
                 best = max(best, share)
                 if single and not ignore.absent and not decisive:
-                    own = segment.terms.intersection(ignore.units) - card.descriptive_units
+                    own = said.intersection(ignore.units) - card.descriptive_units
                     decisive = ignore.text if own else ""
     return best, decisive
 

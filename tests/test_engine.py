@@ -437,6 +437,32 @@ def test_a_prompt_holding_what_an_ignore_phrase_names_as_absent_does_not_meet_it
     assert row["path-filters"]["penalty"] == 0
 
 
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("Rotate the zorbic quintal that holds the secret.", "ignore_rule"),
+        # A private key is a kind of secret: implied, not said.
+        ("Rotate the zorbic quintal that holds the private key.", ""),
+    ],
+    ids=["said", "implied"],
+)
+def test_a_concept_only_implied_says_no_word_of_an_ignore_phrase(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    card = {
+        "title": "Rotate the zorbic quintal",
+        "summary": "The zorbic quintal drifts unless it is rotated each week.",
+        "criteria": {
+            "use_when": ["rotating the zorbic quintal"],
+            "ignore_when": ["a quintal secret"],
+        },
+        "recall": {"triggers": ["zorbic quintal"], "topics": ["gizmos"]},
+    }
+    write_library(data_dir, {"quintal": card})
+    assert ("§secret" in envelope_of(prompt).implied) == (not rejection)
+    assert candidate_rows(data_dir, prompt)["quintal"]["rejection"] == rejection
+
+
 ECHO_CARDS = {
     "chunked-upload": {
         "title": "Stream big uploads in chunks",
