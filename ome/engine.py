@@ -510,14 +510,8 @@ def recall(
 
     if env.multi_task and len(selected) == 1:
         # Several tasks announced, one card found: another clause's best card stands in (a
-        # task's words are fewer than a whole prompt's), more readily where a short prompt says
-        # it holds two.
-        stand_in(
-            params.TWO_TASKS_SECOND_SCORE
-            if env.two_tasks and not env.long_prompt
-            else params.SECOND_TASK_SCORE,
-            home_of(selected[0][0]),
-        )
+        # task's words are fewer than a whole prompt's).
+        stand_in(params.SECOND_TASK_SCORE, home_of(selected[0][0]))
     elif one_task and not selected:
         # One task among paragraphs of background, and no card: the request's few sentences
         # show less of a card than a short prompt would.

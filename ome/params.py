@@ -185,11 +185,6 @@ TWO_TASK_CARDS = 2
 # suites: 50 and 60 win the same two cases and lose none; the stricter is kept. Measured again
 # over fourteen suites later: 50 and 45 each lose a test case and one or two tuning cases).
 SECOND_TASK_SCORE = 60
-# The same, in a short prompt that says it holds two tasks (`Envelope.two_tasks`: "two things",
-# "1) 2)", one cue cutting it in two): it asks for a second card the more surely. Measured on the
-# proxy suites (2026-12-04): 50 wins a tuning case and loses none, blind +4 -2 (two-task 238 to
-# 242 of 318), test unchanged; 45 loses two tuning cases; in long prompts too, test -1.
-TWO_TASKS_SECOND_SCORE = 50
 # A long prompt holding one task that returns nothing takes its best card that lacked only a
 # second evidence family when it scored this: a few sentences of request among paragraphs of
 # background show less of a card than a short prompt does (measured on proxy suites: 50 wins
@@ -282,7 +277,6 @@ __all__ = [
     "SYNONYM_WITNESS_STRENGTH",
     "TOPIC_QUALITY",
     "TWO_TASK_CARDS",
-    "TWO_TASKS_SECOND_SCORE",
     "USE_WHEN_FACTOR",
     "WHOLE_PHRASE_STRENGTH",
     "WITNESSED_DESCRIPTION_MIN_UNITS",
