@@ -221,23 +221,13 @@ def _ignore_boundary(
     """The units of the `ignore_when` phrases a prompt says (None when it says none): the
     situation the prompt is about, named by the card it is not about."""
     said = [
-        (position, gate.detail)
+        index.cards[position].ignore[index.cards[position].card.ignore_when.index(gate.detail)]
         for position, (gates, rejection) in gated.items()
         if rejection == REJECT_IGNORE
         for gate in gates
         if gate.name == REJECT_IGNORE
     ]
-    if not said:
-        return None
-    return frozenset(
-        unit
-        for position, text in said
-        for written, phrase in zip(
-            index.cards[position].card.ignore_when, index.cards[position].ignore, strict=True
-        )
-        if written == text
-        for unit in phrase.units
-    )
+    return frozenset(unit for phrase in said for unit in phrase.units) if said else None
 
 
 def is_maintenance_command(prompt: str) -> bool:

@@ -405,6 +405,8 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     """
     best, decisive = 0.0, ""
     single = len(env.segments) == 1 and not env.multi_task
+    # Each segment with what it says: its terms but the concepts it only implies.
+    said = [(segment, segment.terms - env.implied) for segment in env.segments]
 
     def ignore_weight(unit: str) -> float:
         # A word only ignore phrases use is on no card's fields, so the library gives it no
@@ -414,15 +416,14 @@ def _ignore_cover(card: IndexedCard, env: Envelope, weight: Weight) -> tuple[flo
     for ignore in card.ignore:
         if len(ignore.units) < 2:
             continue
-        for segment in env.segments:
+        for segment, terms in said:
             if not segment.terms.isdisjoint(ignore.absent):
                 continue
-            said = segment.terms - env.implied
-            share, found = coverage(ignore.units, said, ignore_weight)
+            share, found = coverage(ignore.units, terms, ignore_weight)
             if found >= 2 and share >= params.IGNORE_FUZZY_SHARE:
                 best = max(best, share)
                 if single and not ignore.absent and not decisive:
-                    own = said.intersection(ignore.units) - card.descriptive_units
+                    own = terms.intersection(ignore.units) - card.descriptive_units
                     decisive = ignore.text if own else ""
     return best, decisive
 
@@ -458,7 +459,7 @@ def assess_card(
     sizes: Sequence[float],
     matched_paths: Sequence[str],
     contested: frozenset[str],
-    boundary: frozenset[str] | None = None,
+    boundary: frozenset[str] | None,
 ) -> Assessment:
     """Collect evidence, score it 0-100, and decide admission (after the gates).
 

@@ -2812,8 +2812,7 @@ def test_a_build_request_takes_a_card_on_a_whole_phrase_not_on_part_of_one(
     data_dir: Path, prompt: str, rejection: str
 ) -> None:
     """Two words of a three-word trigger are shared topic words, not the card's phrase said."""
-    summary = f"The zorbic quintal 鹦鹉 drifts when the gizmo naps: {FILLER}."
-    row = lone_card(data_dir, summary, "zorbic quintal relay", prompt)
+    row = lone_card(data_dir, ZORBIC_SUMMARY, "zorbic quintal relay", prompt)
     assert set(row["families"]) == {"coverage", "overlap"}
     assert row["rejection"] == rejection
 
