@@ -2205,6 +2205,35 @@ LIGHT = BACKGROUND_WEIGHT
             "日志里只有一行 Killed。帮我看一下怎么改。",
             [1.0, LIGHT, 1.0, 1.0],
         ),
+        # Meeting notes hand over their action ("Action for you:"), a status report names its
+        # last piece, a Chinese one today's matter (今天的事情是, 今天这个是).
+        (
+            "Notes from the ops call. Volumes are up this week. Two small breaks in the ledger, "
+            "both explained. Action for you: the export job times out after ten minutes.",
+            [LIGHT, LIGHT, LIGHT, 1.0],
+        ),
+        (
+            "Status: the new admin console is almost ready. Search works and the list view "
+            "pages properly, and the audit page shows every change. The last piece is the "
+            "export button, which times out after ten minutes. Can you look at it?",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "这周情况比较多：看板换了新主题；成本评审排在下周。今天的事情是：导入任务跑三月份的文件会内存溢出。"
+            "帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "早上帮运营查了一个配置问题，结论是配置错了。中午和财务对了一下报表。"
+            "今天这个是插进来的：导入任务跑三月份的文件会内存溢出。帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        # Notes of a sync call are background to the request they bring.
+        (
+            "Weekly sync notes plus one request. The dashboards got a new theme. The import "
+            "job runs out of memory on the March file. Can you look at it?",
+            [LIGHT, 1.0, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2224,6 +2253,11 @@ LIGHT = BACKGROUND_WEIGHT
         "announced-through-semicolons",
         "status-and-today",
         "not-yours-zh",
+        "action-for-you",
+        "last-piece",
+        "today-zh",
+        "this-one-today-zh",
+        "sync-notes",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
