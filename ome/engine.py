@@ -34,6 +34,7 @@ from ome.selection import (
     focus_weight,
     gate_card,
     home_clause,
+    ignore_phrase_said,
     is_near_duplicate,
     match_paths,
     prompt_units,
@@ -216,16 +217,22 @@ def _reads_better(a: Assessment, b: Assessment) -> bool:
 
 
 def _ignore_boundary(
-    index: CardIndex, gated: Mapping[int, tuple[tuple[Gate, ...], str]]
+    index: CardIndex, gated: Mapping[int, tuple[tuple[Gate, ...], str]], env: Envelope
 ) -> frozenset[str] | None:
     """The units of the `ignore_when` phrases a prompt says (None when it says none): the
-    situation the prompt is about, named by the card it is not about."""
+    situation the prompt is about, named by the card it is not about. A phrase said only in
+    background ("for context, the team is also planning the spring offsite") names another
+    matter, not the prompt's situation."""
     said = [
         index.cards[position].ignore[index.cards[position].card.ignore_when.index(gate.detail)]
         for position, (gates, rejection) in gated.items()
         if rejection == REJECT_IGNORE
         for gate in gates
         if gate.name == REJECT_IGNORE
+        and any(
+            env.weight_at(start) > params.BACKGROUND_WEIGHT
+            for start in ignore_phrase_said(gate.detail, env)
+        )
     ]
     return frozenset(unit for phrase in said for unit in phrase.units) if said else None
 
@@ -266,7 +273,7 @@ def recall(
         {p: index.cards[p] for p in index.path_cards} if env.files else {}, env.files
     )
     gated = {p: gate_card(index.cards[p], env, registry, opts.project_key) for p in positions}
-    boundary = _ignore_boundary(index, gated)
+    boundary = _ignore_boundary(index, gated, env)
     assessments: list[tuple[int, Assessment]] = []
     for position in positions:
         card = index.cards[position]

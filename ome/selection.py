@@ -180,7 +180,7 @@ def gate_card(
             owner = c.project_key.rstrip("/").rsplit("/", 1)[0]
             scope_ok = project_key.startswith(owner + "/") or project_key == c.project_key
     add(REJECT_SCOPE, scope_ok, c.project_key)
-    ignored = next((p for p in c.ignore_when if phrase_in_text(_lower(p), env.text, False)), "")
+    ignored = next((p for p in c.ignore_when if ignore_phrase_said(p, env)), "")
     add(REJECT_IGNORE, not ignored, ignored)
     known_negative = [h for h in c.hints_negative if registry.get(h) is not None]
     blocked = sorted(fired.intersection(known_negative))
@@ -207,6 +207,11 @@ def gate_card(
     add(REJECT_INTENT_MISSING, included_ok, ",".join(c.intent_include))
     rejection = next((g.name for g in gates if not g.passed), "")
     return tuple(gates), rejection
+
+
+def ignore_phrase_said(phrase: str, env: Envelope) -> list[int]:
+    """Where the prompt says an `ignore_when` phrase verbatim (the ignore gate's reading)."""
+    return phrase_in_text(_lower(phrase), env.text, False)
 
 
 def _lower(text: str) -> str:
@@ -824,6 +829,7 @@ __all__ = [
     "home_clause",
     "is_near_duplicate",
     "match_paths",
+    "ignore_phrase_said",
     "phrase_in_text",
     "prompt_units",
     "reading_strength",

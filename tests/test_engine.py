@@ -2880,8 +2880,22 @@ WOMBAT_CARD = {
             "Our zorbic quintal 鹦鹉 gizmo needs an exporter for a brand new wombat ledger.",
             "",
         ),
+        # A phrase said only in background names another matter: it draws no bounds.
+        (
+            ZORBIC_SUMMARY,
+            "For context, the wildlife team also plans a brand new wombat ledger next year. "
+            "The burrow survey tool is slow. Nobody has touched it in months. "
+            "Our zorbic quintal 鹦鹉 gizmo needs an exporter.",
+            "",
+        ),
     ],
-    ids=["no-bounds", "topic-words-only", "shares-the-phrase", "close-description"],
+    ids=[
+        "no-bounds",
+        "topic-words-only",
+        "shares-the-phrase",
+        "close-description",
+        "said-in-background",
+    ],
 )
 def test_a_prompt_saying_an_ignore_phrase_takes_other_cards_on_their_own_evidence(
     data_dir: Path, summary: str, prompt: str, rejection: str
