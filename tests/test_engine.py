@@ -1731,6 +1731,11 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         # "Don't touch X" leaves X out of the task; it is no lesson's prohibition.
         ("帮我把金额计算改对，另外别碰定价实验相关的代码", "别碰定价实验相关的代码"),
         ("Fix the acceptance path. Don't touch the ranking logic", "don't touch the ranking logic"),
+        # What does not happen is not the matter: "nothing is printed twice".
+        (
+            "The label job stalls on one bad row; nothing is printed twice, it just stops",
+            "nothing is printed twice",
+        ),
     ],
 )
 def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
