@@ -1449,6 +1449,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ("这个服务还有问题，重启以后还是会重复处理消息", False),
         ("Put the reports job behind a flag. Also fix the export button.", True),
         ("The export fails on Safari. It also fails on Firefox.", False),
+        ("Resize the avatar thumbnails on upload. Then purge the old ones from the bucket.", True),
     ],
     ids=[
         "two-things",
@@ -1484,6 +1485,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "zh-still-is-no-cue",
         "sentence-opening-also",
         "also-inside-a-sentence",
+        "sentence-opening-then",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
