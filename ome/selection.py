@@ -211,11 +211,7 @@ def gate_card(
 
 def ignore_phrase_said(phrase: str, env: Envelope) -> list[int]:
     """Where the prompt says an `ignore_when` phrase verbatim (the ignore gate's reading)."""
-    return phrase_in_text(_lower(phrase), env.text, False)
-
-
-def _lower(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).lower().strip()
+    return phrase_in_text(unicodedata.normalize("NFKC", phrase).lower().strip(), env.text, False)
 
 
 def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[float, bool, str, bool]:
@@ -827,9 +823,9 @@ __all__ = [
     "focus_weight",
     "gate_card",
     "home_clause",
+    "ignore_phrase_said",
     "is_near_duplicate",
     "match_paths",
-    "ignore_phrase_said",
     "phrase_in_text",
     "prompt_units",
     "reading_strength",
