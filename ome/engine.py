@@ -490,20 +490,27 @@ def recall(
 
     def stand_in(least: int, clause: int | None = None) -> None:
         """Admit the best card that scored `least` and lacked only a second family of
-        evidence (outside `clause`, the one already served, when given)."""
-        found = next(
-            (
-                pa
-                for pa in ranked
-                if decisions.get(pa[0]) == REJECT_WEAK
-                and pa[1].score >= least
-                and (clause is None or home_of(pa[0]) != clause)
-            ),
-            None,
-        )
-        if found is not None:
-            selected.append(found)
-            decisions[found[0]] = ""
+        evidence (outside `clause`, the one already served, when given). Without a clause the
+        prompt is one task among background, and the best card is chosen as a task's holder
+        is: a later card that the request sentences describe clearly more closely than the
+        first in rank order stands in instead (the first was met in the background)."""
+        pool = [
+            pa
+            for pa in ranked
+            if decisions.get(pa[0]) == REJECT_WEAK
+            and pa[1].score >= least
+            and (clause is None or home_of(pa[0]) != clause)
+        ]
+        if not pool:
+            return
+        found = pool[0]
+        for pa in pool[1:] if clause is None else ():
+            if focus_weight(pa[1].card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
+                focus_weight(found[1].card, env, weight)
+            ):
+                found = pa
+        selected.append(found)
+        decisions[found[0]] = ""
 
     if env.multi_task and len(selected) == 1:
         # Several tasks announced, one card found: another clause's best card stands in (a

@@ -2609,18 +2609,20 @@ STAND_IN_CARDS = {
 }
 
 
+LONG_STAND_IN_PROMPT = (
+    "Weekly notes and one request. Some background first: the subtitles team hired two "
+    "people; the hosting bill went down; the autoscaler got new limits. The request "
+    "itself: we need to recompute embeddings for all 1.2 million clips, more than a day "
+    "on eight GPUs. For cost reasons we want cheap machines that the cloud can take back "
+    "whenever it likes, and right now the script walks the clips in a single loop and "
+    "writes every result at the end. Please update the script and kick it off."
+)
+
+
 @pytest.mark.parametrize(
     ("prompt", "expected"),
     [
-        (
-            "Weekly notes and one request. Some background first: the subtitles team hired two "
-            "people; the hosting bill went down; the autoscaler got new limits. The request "
-            "itself: we need to recompute embeddings for all 1.2 million clips, more than a day "
-            "on eight GPUs. For cost reasons we want cheap machines that the cloud can take back "
-            "whenever it likes, and right now the script walks the clips in a single loop and "
-            "writes every result at the end. Please update the script and kick it off.",
-            ["spot-checkpoint"],
-        ),
+        (LONG_STAND_IN_PROMPT, ["spot-checkpoint"]),
         # The same request said in one sentence shows the card as much: one family is short.
         (
             "We want to recompute embeddings for all 1.2 million clips, more than a day on eight "
@@ -2643,6 +2645,24 @@ def test_a_long_prompt_that_finds_no_card_takes_its_best_one_family_short(
     assert [e["family"] for e in row["evidence"] if e["strength"] >= FAMILY_MIN_STRENGTH] == [
         "overlap"
     ]
+
+
+def test_a_long_prompts_stand_in_is_the_card_its_request_describes(data_dir: Path) -> None:
+    """Of the cards one evidence family short, the first in rank order was met in the
+    background ("the autoscaler got new limits"); the card the request sentences describe
+    stands in."""
+    background = plain_card(
+        "Autoscaler limits",
+        "Autoscaler limits, reviewed.",
+        ["autoscaler limits review"],
+        "autoscaler",
+        ["autoscaler limits review"],
+    )
+    write_library(data_dir, {**STAND_IN_CARDS, "autoscaler-limits": background})
+    rows = candidate_rows(data_dir, LONG_STAND_IN_PROMPT)
+    assert rows["autoscaler-limits"]["rejection"] == "insufficient_evidence"
+    assert rows["autoscaler-limits"]["fused"] > rows["spot-checkpoint"]["fused"]
+    assert recall_ids(data_dir, LONG_STAND_IN_PROMPT) == ["spot-checkpoint"]
 
 
 def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -> None:
