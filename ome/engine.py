@@ -504,11 +504,12 @@ def recall(
         if not pool:
             return
         found = pool[0]
-        for pa in pool[1:] if clause is None else ():
-            if focus_weight(pa[1].card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
-                focus_weight(found[1].card, env, weight)
-            ):
-                found = pa
+        if clause is None:
+            for pa in pool[1:]:
+                if focus_weight(pa[1].card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
+                    focus_weight(found[1].card, env, weight)
+                ):
+                    found = pa
         selected.append(found)
         decisions[found[0]] = ""
 
