@@ -377,6 +377,14 @@ def recall(
 
     short_single_task = not (env.multi_task or env.long_prompt)
 
+    def describes_more(a: Assessment, holder: Assessment) -> bool:
+        """In a long prompt of one task: whether the request sentences (background aside)
+        describe `a` clearly more closely than the card holding the task, found in the
+        background."""
+        return focus_weight(a.card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
+            focus_weight(holder.card, env, weight)
+        )
+
     def contest(
         held: tuple[int, Assessment], position: int, a: Assessment, wins: bool, why: str
     ) -> None:
@@ -443,10 +451,7 @@ def recall(
             # holder was found in the background.
             if one_task and selected:
                 holder = selected[0]
-                wins = focus_weight(a.card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
-                    focus_weight(holder[1].card, env, weight)
-                )
-                contest(holder, position, a, wins, REJECT_ONE_TASK)
+                contest(holder, position, a, describes_more(a, holder[1]), REJECT_ONE_TASK)
                 continue
         if len(selected) >= opts.limit:
             decisions[position] = REJECT_LIMIT
@@ -506,9 +511,7 @@ def recall(
         found = pool[0]
         if clause is None:
             for pa in pool[1:]:
-                if focus_weight(pa[1].card, env, weight) > params.ONE_TASK_FOCUS_RATIO * (
-                    focus_weight(found[1].card, env, weight)
-                ):
+                if describes_more(pa[1], found[1]):
                     found = pa
         selected.append(found)
         decisions[found[0]] = ""
