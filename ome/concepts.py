@@ -9,7 +9,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ome.analysis import Span, is_han, normalize_text, token_spans, tokenize
+from ome.analysis import (
+    Span,
+    is_han,
+    normalize_text,
+    token_spans,
+    tokenize,
+    without_han_spaces,
+)
 from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 
 CONCEPT_PREFIX = "§"
@@ -95,9 +102,21 @@ class ConceptMatcher:
         return tuple(ConceptHit(concept, start, end) for start, concept, end in sorted(hits))
 
     def han_hits(self, text: str) -> list[tuple[int, str, int]]:
-        """(start, concept, end) of every Han surface term in the text, as `find` sees them."""
+        """(start, concept, end) of every Han surface term in the text, as `find` sees them:
+        the text is searched without the spaces that part CJK from other characters, as terms
+        are kept (`without_han_spaces`)."""
         if text.isascii() and not self._ascii_han_terms:
             return []
+        compact, kept = without_han_spaces(text)
+        if kept is None:
+            return self._compact_han_hits(text)
+        return [
+            (kept[start], concept, kept[end - 1] + 1)
+            for start, concept, end in self._compact_han_hits(compact)
+        ]
+
+    def _compact_han_hits(self, text: str) -> list[tuple[int, str, int]]:
+        """`han_hits` of a text as `without_han_spaces` leaves it."""
         hits = self._substring_hits(text, None)
         if any(c in text for c in self.han_infixes):
             # The text again without the infixes that sit between two Han characters; only
@@ -225,7 +244,7 @@ def build_concept_matcher(
             if not text:
                 continue
             if any(is_han(c) for c in text):
-                han.setdefault(text, concept)
+                han.setdefault(without_han_spaces(text)[0], concept)
                 continue
             sequence = tuple(t.term for t in tokenize(text) if t.kind in ("word", "part")) or tuple(
                 t.term for t in tokenize(text)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ome import params
-from ome.analysis import han_runs, is_han, phrase_terms
+from ome.analysis import han_runs, has_han, is_han, phrase_terms, without_han_spaces
 from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
@@ -122,8 +122,17 @@ class Assessment:
 def phrase_in_text(phrase: str, text: str, allow_inflection: bool = True) -> list[int]:
     """Start offsets of an exact phrase in the text, ASCII edges on word boundaries.
 
-    A trailing English inflection ("force pushing" for "force push") is allowed.
+    A trailing English inflection ("force pushing" for "force push") is allowed. A phrase with
+    Chinese in it is sought as `without_han_spaces` leaves it, in the text so left.
     """
+    if has_han(phrase):
+        compact, kept = without_han_spaces(text)
+        starts = _phrase_starts(without_han_spaces(phrase)[0], compact, allow_inflection)
+        return starts if kept is None else [kept[start] for start in starts]
+    return _phrase_starts(phrase, text, allow_inflection)
+
+
+def _phrase_starts(phrase: str, text: str, allow_inflection: bool) -> list[int]:
     starts: list[int] = []
     if not phrase:
         return starts

@@ -78,6 +78,33 @@ def test_a_long_han_term_is_found_with_a_short_gap(
     assert sorted(GAPPED.han_hits(text)) == expected
 
 
+SPACED = build_concept_matcher(
+    [("gradle_upgrade", ["升级 gradle"]), ("cpu_usage", ["cpu占用"]), ("gradle", ["gradle"])]
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # Chinese writers put a space between Chinese and an English word or leave it out; a Han
+        # term is found either way, in the text's offsets.
+        ("帮我升级gradle", [(2, "gradle_upgrade", 10)]),
+        ("先升级 gradle 再说", [(1, "gradle_upgrade", 10)]),
+        ("先升级  gradle", [(1, "gradle_upgrade", 11)]),
+        ("cpu 占用很高", [(0, "cpu_usage", 6)]),
+        ("cpu占用很高", [(0, "cpu_usage", 5)]),
+        # Only spaces between a Han character and another kind go: two English words stay two,
+        # and so do two Han words.
+        ("升级 gra dle", []),
+        ("cpu 占 用", []),
+    ],
+)
+def test_han_terms_are_found_whatever_the_spaces_beside_their_han_characters(
+    text: str, expected: list[tuple[int, str, int]]
+) -> None:
+    assert sorted(SPACED.han_hits(text)) == expected
+
+
 def test_without_infixes_a_split_term_is_not_found() -> None:
     plain = build_concept_matcher([("change_password", ["改密码"])])
     assert plain.han_hits("改完密码") == [] and plain.han_hits("改密码") == [

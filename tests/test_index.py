@@ -125,7 +125,37 @@ def han_terms_by_first(
     return by_first
 
 
+def reference_without_han_spaces(text: str) -> tuple[str, list[int]]:
+    """The text without its whitespace runs between a CJK character and another kind of
+    character, and the offset of each character kept."""
+    kept: list[int] = []
+    at = 0
+    while at < len(text):
+        end = at
+        while end < len(text) and text[end].isspace():
+            end += 1
+        if end == at:
+            kept.append(at)
+            at += 1
+            continue
+        if at == 0 or end == len(text) or is_han(text[at - 1]) == is_han(text[end]):
+            kept.extend(range(at, end))
+        at = end
+    return "".join(text[i] for i in kept), kept
+
+
 def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]:
+    # Han terms are kept, and sought, without the spaces that part CJK from other characters.
+    compact, kept = reference_without_han_spaces(text)
+    hits = {
+        ConceptHit(h.concept, kept[h.start], kept[h.end - 1] + 1)
+        for h in reference_han_hits(matcher, compact)
+    }
+    hits.update(reference_word_hits(matcher, text))
+    return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
+
+
+def reference_han_hits(matcher: ConceptMatcher, text: str) -> set[ConceptHit]:
     hits: set[ConceptHit] = set()
     # Infix characters between two Han characters may sit inside a term (改完密码 holds 改密码).
     skippable = {
@@ -168,6 +198,11 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
                         and text[after : after + len(surface) - split] == surface[split:]
                     ):
                         hits.add(ConceptHit(concept, start, after + len(surface) - split))
+    return hits
+
+
+def reference_word_hits(matcher: ConceptMatcher, text: str) -> set[ConceptHit]:
+    hits: set[ConceptHit] = set()
     ascii_tokens = [t for t in reference_tokenize(text) if t.kind in SEQUENCE_KINDS]
     words = [t.term for t in ascii_tokens]
     for i, word in enumerate(words):
@@ -195,7 +230,7 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
             else:
                 if skipped:
                     hits.add(ConceptHit(concept, ascii_tokens[i].start, ascii_tokens[at].end))
-    return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
+    return hits
 
 
 def reference_units(
@@ -550,10 +585,11 @@ def test_a_fence_spanning_two_triggers_is_analysed_as_the_joined_text() -> None:
 
 def test_han_terms_are_found_whatever_their_first_character() -> None:
     matcher = ConceptMatcher(
-        han_terms=(("cpu 占用", "cpu_usage"), ("占用", "usage"), ("é-b", "accent"), ("a-b", "odd")),
+        han_terms=(("cpu占用", "cpu_usage"), ("占用", "usage"), ("é-b", "accent"), ("a-b", "odd")),
         word_terms={},
     )
-    for text in ("cpu 占用很高", "x cpu 占用 cpu 占用", "占用", "é-b a-b", "a-b", "plain", ""):
+    texts = ("cpu 占用很高", "x cpu占用 cpu  占用", "占用", "é-b a-b", "a-b", "plain", "", " 占用 ")
+    for text in texts:
         assert matcher.find(text) == reference_find(matcher, text), text
 
 
