@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import orjson
 
-from ome.analysis import has_han, is_han, tokenize
+from ome.analysis import has_han, is_han, tokenize, without_han_spaces
 from ome.atomic import write_atomic
 from ome.errors import RegistryError
 from ome.resources import resource_dir
@@ -537,7 +537,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     concepts: dict[str, list[str]] = {}
     broader: dict[str, list[str]] = {}
     not_in: dict[str, list[str]] = {}
-    owner: dict[str, str] = {}
+    owner: dict[str, tuple[str, str]] = {}  # term as matched -> (concept, term as written)
     for item in raw:
         concept_id = item.get("id") if isinstance(item, Mapping) else None
         item_check = _Checker(path, f"concept {concept_id!r}")
@@ -551,11 +551,16 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise item_check.fail("a concept needs at least two terms (a synonym set)")
         for term in terms:
             _check_term_words(item_check, term)
-            if term in owner:
+            # Matched as `without_han_spaces` leaves it: "用 double" is "用double".
+            key = without_han_spaces(term)[0]
+            if key in owner:
+                other, said = owner[key]
                 raise item_check.fail(
-                    f"term {term!r} is also in concept {owner[term]!r}; keep it in one concept"
+                    f"term {term!r} is written twice (as {said!r}); keep one"
+                    if other == concept_id
+                    else f"term {term!r} is also in concept {other!r}; keep it in one concept"
                 )
-            owner[term] = concept_id
+            owner[key] = (concept_id, term)
         concepts[concept_id] = list(terms)
         broader[concept_id] = list(item_check.strings(entry.get("broader", []), "`broader`"))
         not_in[concept_id] = [

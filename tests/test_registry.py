@@ -270,14 +270,32 @@ def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path)
     assert "mine/zebra_widget" in warning and "add `anchors:`" in warning
 
 
-def test_lexicon_terms_belong_to_one_concept(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("concepts", "error"),
+    [
+        (
+            "  - {id: a, terms: [undo, 撤销]}\n  - {id: b, terms: [undo, 回退]}\n",
+            "'undo' is also in concept 'a'",
+        ),
+        # Han terms are matched without the spaces between Chinese and English words: 升级 gradle
+        # and 升级gradle are one term.
+        (
+            "  - {id: a, terms: [升级 gradle, 升级gradle, upgrade gradle]}\n",
+            "'升级gradle' is written twice \\(as '升级 gradle'\\)",
+        ),
+        (
+            "  - {id: a, terms: [升级 gradle, upgrade gradle]}\n"
+            "  - {id: b, terms: [升级gradle 插件, 升级gradle]}\n",
+            "'升级gradle' is also in concept 'a'",
+        ),
+    ],
+    ids=["two-concepts", "spaced-twice", "spaced-in-two-concepts"],
+)
+def test_lexicon_terms_belong_to_one_concept(tmp_path: Path, concepts: str, error: str) -> None:
     vocabulary = tmp_path / "vocabulary"
     shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(
-        vocabulary / "lexicon.yaml",
-        "concepts:\n  - {id: a, terms: [undo, 撤销]}\n  - {id: b, terms: [undo, 回退]}\n",
-    )
-    with pytest.raises(RegistryError, match="'undo' is also in concept 'a'"):
+    _write(vocabulary / "lexicon.yaml", "concepts:\n" + concepts)
+    with pytest.raises(RegistryError, match=error):
         compile_registry([], vocabulary)
 
 
