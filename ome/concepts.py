@@ -35,11 +35,11 @@ class ConceptHit:
 
 @dataclass(frozen=True, slots=True)
 class ConceptMatcher:
-    """Han terms are found as substrings, also across one infix character between two Han
-    characters (an aspect particle: 改完密码 holds 改密码); a long Han term also with a few Han
-    characters inside it (按职责把它拆开 holds 按职责拆开); other terms as whole-token sequences,
-    also across infix words between two words ("certificate has expired" holds "certificate
-    expired")."""
+    """Han terms are found as substrings (an English edge on a word boundary), also across one
+    infix character between two Han characters (an aspect particle: 改完密码 holds 改密码); a
+    long Han term also with a few Han characters inside it (按职责把它拆开 holds 按职责拆开);
+    other terms as whole-token sequences, also across infix words between two words
+    ("certificate has expired" holds "certificate expired")."""
 
     han_terms: tuple[tuple[str, str], ...]  # (surface, concept id), longest first
     word_terms: dict[str, tuple[tuple[tuple[str, ...], str], ...]]  # first term -> sequences
@@ -177,10 +177,11 @@ class ConceptMatcher:
                 start = text.find(surface)
                 while start >= 0:
                     end = start + len(surface)
-                    if positions is None:
-                        hits.append((start, concept, end))
-                    elif positions[end - 1] - positions[start] >= len(surface):
-                        hits.append((positions[start], concept, positions[end - 1] + 1))
+                    if not _inside_a_word(text, start, end):  # 提交到git is not in 提交到github
+                        if positions is None:
+                            hits.append((start, concept, end))
+                        elif positions[end - 1] - positions[start] >= len(surface):
+                            hits.append((positions[start], concept, positions[end - 1] + 1))
                     start = text.find(surface, start + 1)
         return hits
 
@@ -226,6 +227,18 @@ class ConceptMatcher:
 
     def concepts(self, text: str) -> tuple[str, ...]:
         return tuple(sorted({h.concept for h in self.find(text)}))
+
+
+def _inside_a_word(text: str, start: int, end: int) -> bool:
+    """True when text[start:end] begins or ends with an ASCII letter or digit that another one
+    touches: a Han term's English edge is a word boundary, as for every phrase."""
+    return (start > 0 and _word_edge(text[start]) and _word_edge(text[start - 1])) or (
+        end < len(text) and _word_edge(text[end - 1]) and _word_edge(text[end])
+    )
+
+
+def _word_edge(char: str) -> bool:
+    return char.isascii() and char.isalnum()
 
 
 def build_concept_matcher(

@@ -93,6 +93,11 @@ SPACED = build_concept_matcher(
         ("先升级  gradle", [(1, "gradle_upgrade", 11)]),
         ("cpu 占用很高", [(0, "cpu_usage", 6)]),
         ("cpu占用很高", [(0, "cpu_usage", 5)]),
+        # An English edge of a Han term is a word boundary, as everywhere: 升级gradlew is not
+        # 升级gradle, and xcpu 占用 holds no cpu占用.
+        ("升级gradlew", []),
+        ("升级 gradlew 插件", []),
+        ("xcpu 占用", []),
         # Only spaces between a Han character and another kind go: two English words stay two,
         # and so do two Han words.
         ("升级 gra dle", []),

@@ -155,6 +155,15 @@ def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]
     return tuple(sorted(hits, key=lambda h: (h.start, h.concept, h.end)))
 
 
+def reference_bounded(text: str, start: int, end: int) -> bool:
+    """False when an English letter or digit at an edge of text[start:end] runs on outside it."""
+
+    def word(at: int) -> bool:
+        return 0 <= at < len(text) and text[at].isascii() and text[at].isalnum()
+
+    return not (word(start) and word(start - 1)) and not (word(end - 1) and word(end))
+
+
 def reference_han_hits(matcher: ConceptMatcher, text: str) -> set[ConceptHit]:
     hits: set[ConceptHit] = set()
     # Infix characters between two Han characters may sit inside a term (改完密码 holds 改密码).
@@ -165,8 +174,9 @@ def reference_han_hits(matcher: ConceptMatcher, text: str) -> set[ConceptHit]:
     }
     for start, char in enumerate(text):
         for surface, concept in han_terms_by_first(matcher).get(char, ()):
-            if text.startswith(surface, start):
-                hits.add(ConceptHit(concept, start, start + len(surface)))
+            end = start + len(surface)
+            if text.startswith(surface, start) and reference_bounded(text, start, end):
+                hits.add(ConceptHit(concept, start, end))
             if not skippable or start in skippable:
                 continue  # a term found across an infix needs an infix to skip
             at, matched, skipped = start, 0, False
@@ -177,7 +187,7 @@ def reference_han_hits(matcher: ConceptMatcher, text: str) -> set[ConceptHit]:
                     at, matched = at + 1, matched + 1
                 else:
                     break
-            if matched == len(surface) and skipped:
+            if matched == len(surface) and skipped and reference_bounded(text, start, at):
                 hits.add(ConceptHit(concept, start, at))
     # A long all-Han term may hold up to HAN_GAP_MAX Han characters between two parts, when no
     # term found so far holds them and none joins two things (版本号和回滚 holds no 版本回滚).
@@ -588,7 +598,17 @@ def test_han_terms_are_found_whatever_their_first_character() -> None:
         han_terms=(("cpu占用", "cpu_usage"), ("占用", "usage"), ("é-b", "accent"), ("a-b", "odd")),
         word_terms={},
     )
-    texts = ("cpu 占用很高", "x cpu占用 cpu  占用", "占用", "é-b a-b", "a-b", "plain", "", " 占用 ")
+    texts = (
+        "cpu 占用很高",
+        "x cpu占用 cpu  占用",
+        "占用",
+        "é-b a-b",
+        "a-b",
+        "plain",
+        "",
+        " 占用 ",
+        "xcpu占用",
+    )
     for text in texts:
         assert matcher.find(text) == reference_find(matcher, text), text
 
