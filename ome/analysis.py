@@ -100,6 +100,11 @@ def without_han_spaces(text: str) -> tuple[str, tuple[int, ...] | None]:
     return "".join(text[i] for i in kept), kept
 
 
+def is_ascii_alnum(char: str) -> bool:
+    """True for an ASCII letter or digit: where a phrase's edge must not touch another one."""
+    return char.isascii() and char.isalnum()
+
+
 def has_han(text: str) -> bool:
     """True when any character of the text is analysed as CJK (`is_han`)."""
     return not text.isascii() and _HAN_RUN_RE.search(text) is not None
@@ -295,6 +300,7 @@ __all__ = [
     "han_chars",
     "han_runs",
     "has_han",
+    "is_ascii_alnum",
     "is_han",
     "normalize_text",
     "phrase_terms",
@@ -302,4 +308,5 @@ __all__ = [
     "terms",
     "token_spans",
     "tokenize",
+    "without_han_spaces",
 ]

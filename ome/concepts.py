@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ome.analysis import (
     Span,
+    is_ascii_alnum,
     is_han,
     normalize_text,
     token_spans,
@@ -232,13 +233,9 @@ class ConceptMatcher:
 def _inside_a_word(text: str, start: int, end: int) -> bool:
     """True when text[start:end] begins or ends with an ASCII letter or digit that another one
     touches: a Han term's English edge is a word boundary, as for every phrase."""
-    return (start > 0 and _word_edge(text[start]) and _word_edge(text[start - 1])) or (
-        end < len(text) and _word_edge(text[end - 1]) and _word_edge(text[end])
+    return (start > 0 and is_ascii_alnum(text[start]) and is_ascii_alnum(text[start - 1])) or (
+        end < len(text) and is_ascii_alnum(text[end - 1]) and is_ascii_alnum(text[end])
     )
-
-
-def _word_edge(char: str) -> bool:
-    return char.isascii() and char.isalnum()
 
 
 def build_concept_matcher(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
-from ome.analysis import stem
+from ome.analysis import is_ascii_alnum, stem
 from ome.concepts import CONCEPT_PREFIX, ConceptHit, ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 from ome.glosses import Glossary, glosses_path
@@ -291,15 +291,11 @@ def normalize_text(text: str) -> str:
     return unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
 
 
-def _is_ascii_alnum(char: str) -> bool:
-    return char.isascii() and char.isalnum()
-
-
 def _touches(before: str, first: str) -> bool:
     """True when `before` joins a phrase starting with `first` into a longer word or path."""
     if first == "/":
-        return _is_ascii_alnum(before) or before in "_-./~"
-    return _is_ascii_alnum(before)
+        return is_ascii_alnum(before) or before in "_-./~"
+    return is_ascii_alnum(before)
 
 
 def find_phrase(text: str, phrase: str, limit: int | None = None) -> list[tuple[int, int]]:
@@ -310,15 +306,15 @@ def find_phrase(text: str, phrase: str, limit: int | None = None) -> list[tuple[
     """
     if not phrase:
         return []
-    check_start = _is_ascii_alnum(phrase[0]) or phrase[0] == "/"
-    check_end = _is_ascii_alnum(phrase[-1])
+    check_start = is_ascii_alnum(phrase[0]) or phrase[0] == "/"
+    check_end = is_ascii_alnum(phrase[-1])
     size = len(phrase)
     spans: list[tuple[int, int]] = []
     index = text.find(phrase)
     while index >= 0:
         end = index + size
         start_ok = not check_start or index == 0 or not _touches(text[index - 1], phrase[0])
-        end_ok = not check_end or end == len(text) or not _is_ascii_alnum(text[end])
+        end_ok = not check_end or end == len(text) or not is_ascii_alnum(text[end])
         if start_ok and end_ok:
             spans.append((index, end))
             if limit is not None and len(spans) >= limit:
