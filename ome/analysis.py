@@ -31,12 +31,13 @@ _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
 _HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
 _HAN_RUN_RE = re.compile(_HAN_CLASS + "+")
-_NOT_HAN_CLASS = "[^\\s" + _HAN_CLASS[1:]
+_NOT_HAN_CLASS = "[^\\s`" + _HAN_CLASS[1:]
 # Spaces between a CJK character and another (an English word, a digit): writers put them there
-# or leave them out ("金额用 double", "金额用double"), so Chinese phrases are compared without
-# them. Spaces between two CJK characters separate, and stay.
+# or leave them out ("金额用 double", "金额用double"), and mark code with backticks or not ("跑一条
+# `UPDATE`"), so Chinese phrases are compared without them. Spaces between two CJK characters
+# separate, and stay.
 _HAN_SPACE_RE = re.compile(
-    rf"(?<={_HAN_CLASS})\s+(?={_NOT_HAN_CLASS})|(?<={_NOT_HAN_CLASS})\s+(?={_HAN_CLASS})"
+    rf"(?<={_HAN_CLASS})[\s`]+(?={_NOT_HAN_CLASS})|(?<={_NOT_HAN_CLASS})[\s`]+(?={_HAN_CLASS})"
 )
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
@@ -89,7 +90,8 @@ def is_han(char: str) -> bool:
 
 @functools.lru_cache(maxsize=8)
 def without_han_spaces(text: str) -> tuple[str, tuple[int, ...] | None]:
-    """The text without the spaces that part a CJK character from another kind, and the offset
+    """The text without the spaces (and code backticks) that part a CJK character from another
+    kind, and the offset
     in `text` of each character kept (None when there were none: the text is returned as it
     is). Cached: every phrase of every candidate card is sought in the one prompt."""
     removed = [m.span() for m in _HAN_SPACE_RE.finditer(text)]

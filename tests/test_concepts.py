@@ -91,6 +91,8 @@ SPACED = build_concept_matcher(
         ("帮我升级gradle", [(2, "gradle_upgrade", 10)]),
         ("先升级 gradle 再说", [(1, "gradle_upgrade", 10)]),
         ("先升级  gradle", [(1, "gradle_upgrade", 11)]),
+        # So are the backticks that mark code in a Chinese sentence.
+        ("先升级 `gradle` 再说", [(1, "gradle_upgrade", 11)]),
         ("cpu 占用很高", [(0, "cpu_usage", 6)]),
         ("cpu占用很高", [(0, "cpu_usage", 5)]),
         # An English edge of a Han term is a word boundary, as everywhere: 升级gradlew is not

@@ -126,13 +126,13 @@ def han_terms_by_first(
 
 
 def reference_without_han_spaces(text: str) -> tuple[str, list[int]]:
-    """The text without its whitespace runs between a CJK character and another kind of
-    character, and the offset of each character kept."""
+    """The text without its runs of whitespace and backticks between a CJK character and another
+    kind of character, and the offset of each character kept."""
     kept: list[int] = []
     at = 0
     while at < len(text):
         end = at
-        while end < len(text) and text[end].isspace():
+        while end < len(text) and (text[end].isspace() or text[end] == "`"):
             end += 1
         if end == at:
             kept.append(at)
@@ -608,6 +608,7 @@ def test_han_terms_are_found_whatever_their_first_character() -> None:
         "",
         " 占用 ",
         "xcpu占用",
+        "cpu`占用` x ` 占用",
     )
     for text in texts:
         assert matcher.find(text) == reference_find(matcher, text), text

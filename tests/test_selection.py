@@ -42,6 +42,7 @@ def test_similar_sized_matches_do_not_subsume_each_other() -> None:
         ("升级 gradle 插件", "帮我升级gradle插件", [2]),
         ("升级gradle插件", "先 升级 gradle 插件", [2]),
         ("升级 gradle 插件", "先升级 gradle  插件吧", [1]),
+        ("升级 gradle 插件", "先升级`gradle`插件", [1]),
         # English edges stay on word boundaries, and two Chinese words stay two.
         ("升级 gradle", "升级gradlew", []),
         ("升级 gradle 插件", "升级 gradle 插 件", []),
