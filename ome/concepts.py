@@ -238,6 +238,17 @@ def _inside_a_word(text: str, start: int, end: int) -> bool:
     )
 
 
+def matched_form(surface: str) -> tuple[str, tuple[str, ...]]:
+    """A lexicon term as the matcher keeps it: a Han term as one string without the spaces
+    around its English words, else ("", its word terms, stemmed). Two terms of one form are one
+    term: "migrations" is "migration", "force-push" is "force push", "用 double" is "用double"."""
+    text = normalize_text(surface).lower().strip()
+    if any(is_han(c) for c in text):
+        return without_han_spaces(text)[0], ()
+    words = tuple(t.term for t in tokenize(text) if t.kind in ("word", "part"))
+    return "", words or tuple(t.term for t in tokenize(text))
+
+
 def build_concept_matcher(
     concepts: Iterable[tuple[str, Iterable[str]]],
     han_infixes: Iterable[str] = (),
@@ -250,16 +261,10 @@ def build_concept_matcher(
     words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for concept, surfaces in concepts:
         for surface in surfaces:
-            text = normalize_text(surface).lower().strip()
-            if not text:
-                continue
-            if any(is_han(c) for c in text):
-                han.setdefault(without_han_spaces(text)[0], concept)
-                continue
-            sequence = tuple(t.term for t in tokenize(text) if t.kind in ("word", "part")) or tuple(
-                t.term for t in tokenize(text)
-            )
-            if sequence:
+            han_term, sequence = matched_form(surface)
+            if han_term:
+                han.setdefault(han_term, concept)
+            elif sequence:
                 words.setdefault(sequence[0], set()).add((sequence, concept))
     return ConceptMatcher(
         han_terms=tuple(sorted(han.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
@@ -281,4 +286,5 @@ __all__ = [
     "ConceptMatcher",
     "build_concept_matcher",
     "concept_token",
+    "matched_form",
 ]

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 import orjson
 
-from ome.analysis import has_han, is_han, tokenize, without_han_spaces
+from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
+from ome.concepts import matched_form
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -537,7 +538,8 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     concepts: dict[str, list[str]] = {}
     broader: dict[str, list[str]] = {}
     not_in: dict[str, list[str]] = {}
-    owner: dict[str, tuple[str, str]] = {}  # term as matched -> (concept, term as written)
+    # term as matched -> (concept, term as written)
+    owner: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}
     for item in raw:
         concept_id = item.get("id") if isinstance(item, Mapping) else None
         item_check = _Checker(path, f"concept {concept_id!r}")
@@ -551,14 +553,15 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise item_check.fail("a concept needs at least two terms (a synonym set)")
         for term in terms:
             _check_term_words(item_check, term)
-            # Matched as `without_han_spaces` leaves it: "用 double" is "用double".
-            key = without_han_spaces(term)[0]
+            # As the matcher keeps it: "用 double" is "用double", "migrations" is "migration".
+            key = matched_form(term)
             if key in owner:
                 other, said = owner[key]
                 raise item_check.fail(
-                    f"term {term!r} is written twice (as {said!r}); keep one"
+                    f"term {term!r} is {said!r} again as the matcher reads it; keep one"
                     if other == concept_id
-                    else f"term {term!r} is also in concept {other!r}; keep it in one concept"
+                    else f"term {term!r} is also in concept {other!r} (as {said!r}) as the matcher"
+                    " reads it; keep it in one concept"
                 )
             owner[key] = (concept_id, term)
         concepts[concept_id] = list(terms)

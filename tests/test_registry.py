@@ -277,19 +277,25 @@ def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path)
             "  - {id: a, terms: [undo, 撤销]}\n  - {id: b, terms: [undo, 回退]}\n",
             "'undo' is also in concept 'a'",
         ),
-        # Han terms are matched without the spaces between Chinese and English words: 升级 gradle
-        # and 升级gradle are one term.
+        # Terms are read as the matcher reads them: Han terms without the spaces between Chinese
+        # and English words, words stemmed and without hyphens. 升级 gradle and 升级gradle are
+        # one term, and so are "gradle upgrades" and "gradle-upgrade".
         (
             "  - {id: a, terms: [升级 gradle, 升级gradle, upgrade gradle]}\n",
-            "'升级gradle' is written twice \\(as '升级 gradle'\\)",
+            "'升级gradle' is '升级 gradle' again as the matcher reads it",
         ),
         (
             "  - {id: a, terms: [升级 gradle, upgrade gradle]}\n"
             "  - {id: b, terms: [升级gradle 插件, 升级gradle]}\n",
-            "'升级gradle' is also in concept 'a'",
+            "'升级gradle' is also in concept 'a' \\(as '升级 gradle'\\)",
+        ),
+        (
+            "  - {id: a, terms: [gradle upgrade, 升级 gradle]}\n"
+            "  - {id: b, terms: [gradle-upgrades, gradle 升级]}\n",
+            "'gradle-upgrades' is also in concept 'a' \\(as 'gradle upgrade'\\)",
         ),
     ],
-    ids=["two-concepts", "spaced-twice", "spaced-in-two-concepts"],
+    ids=["two-concepts", "spaced-twice", "spaced-in-two-concepts", "inflected-in-two-concepts"],
 )
 def test_lexicon_terms_belong_to_one_concept(tmp_path: Path, concepts: str, error: str) -> None:
     vocabulary = tmp_path / "vocabulary"
