@@ -39,6 +39,7 @@ _NOT_HAN_CLASS = "[^\\s`" + _HAN_CLASS[1:]
 _HAN_SPACE_RE = re.compile(
     rf"(?<={_HAN_CLASS})[\s`]+(?={_NOT_HAN_CLASS})|(?<={_NOT_HAN_CLASS})[\s`]+(?={_HAN_CLASS})"
 )
+_VOWEL_GROUP_RE = re.compile(r"[aeiouy]+")
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
@@ -115,8 +116,9 @@ def has_han(text: str) -> bool:
 def stem(word: str) -> str:
     """A light English suffix stripper, so 'deploys', 'deployed', 'deploying' meet 'deploy'.
 
-    Only inflections and the -ion nominalisation are removed; stems shorter than three letters
-    are never produced. Words with digits or non-letters are returned unchanged.
+    Only inflections and the -ion nominalisation are removed, and British spellings meet
+    American ones; stems shorter than three letters are never produced. Words with digits or
+    non-letters are returned unchanged.
     """
     if not word.isascii() or not word.isalpha() or len(word) <= 3:
         return word
@@ -146,6 +148,15 @@ def stem(word: str) -> str:
     # not "rational", "finale" not "final".
     if w.endswith("e") and len(w) > 3 and not _short_syllable(w[:-1]) and not w.endswith("ale"):
         w = w[:-1]
+    # British spelling doubles the l of a verb of two syllables or more before -ed and -ing
+    # ("cancelled", "labelling"; "spelled" keeps its own), and writes -ise for -ize
+    # ("normalise", "organisation").
+    if w.endswith("ell") and len(_VOWEL_GROUP_RE.findall(w)) >= 2:
+        w = w[:-1]
+    for british, american in (("is", "iz"), ("isat", "izat")):
+        if len(w) >= 6 and w.endswith(british) and w[-len(british) - 1] not in "aeiou":
+            w = w[: -len(british)] + american
+            break
     return w
 
 

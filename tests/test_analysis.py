@@ -60,6 +60,18 @@ def test_tokenize_terms(text: str, expected: list[str]) -> None:
         ("locales", "locale"),
         ("local", "local"),
         ("rationale", "rationale"),
+        # British spellings meet American ones.
+        ("cancelled", "cancel"),
+        ("canceled", "cancel"),
+        ("labelling", "label"),
+        ("labels", "label"),
+        ("spelled", "spell"),
+        ("installed", "install"),
+        ("normalise", "normaliz"),
+        ("normalized", "normaliz"),
+        ("organisation", "organizat"),
+        ("organizations", "organizat"),
+        ("raise", "rais"),
     ],
 )
 def test_stem(word: str, expected: str) -> None:
