@@ -461,8 +461,13 @@ def recall(
 
     def one_way(a: Assessment) -> bool:
         """Met in one way only: a phrase with nothing else of the card's description beyond
-        its own words, or the description alone."""
-        return a.lone_phrase or a.families == ("overlap",)
+        its own words, or the description alone (beside the signals it implies, which only say
+        that the prompt is in the description's area)."""
+        return (
+            a.lone_phrase
+            or a.families == ("overlap",)
+            or (a.implied_signals and a.families == ("overlap", "signals"))
+        )
 
     if not env.multi_task and any(len(a.families) > 1 and not one_way(a) for _, a in selected):
         # One task, and a card that its prompt meets in several ways: a card met in one way only

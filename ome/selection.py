@@ -18,7 +18,7 @@ from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
-from ome.signals import Registry
+from ome.signals import Registry, Signal
 from ome.similarity import overlap
 
 # Reason codes (stable; scripts read them).
@@ -47,6 +47,8 @@ REJECT_LIMIT = "over_limit"
 REJECT_TASKS = "more_cards_than_tasks"
 
 Weight = Callable[[str], float]
+# Said after the ids of signals a card's description implies (`_implied_signals`).
+IMPLIED_NOTE = " (implied by the card's concepts)"
 LEXICAL_FAMILIES = frozenset({"exact", "coverage", "concepts", "overlap", "technical"})
 PHRASE_FAMILIES = frozenset({"exact", "coverage", "concepts"})
 # Intents of a prompt that asks to understand something, not to change it (sorted, as the
@@ -95,6 +97,8 @@ class Assessment:
     # overlap that holds little beyond the phrase's own words (a cover of a situation phrase
     # with its echo is that situation said, and not lone).
     lone_phrase: bool = False
+    # Its signal evidence is implied by its description (`_implied_signals`), not hinted.
+    implied_signals: bool = False
     # Anchored only by a cover (a phrase's words said apart, in any order), or in a long prompt of
     # one task by a phrase met exactly, beside a description that is not close: the anchor admits
     # the card, but among other cards it is no anchor.
@@ -544,12 +548,22 @@ def assess_card(
     loose = not close and (
         anchors == {"coverage"} or (env.long_prompt and not env.multi_task and anchors == {"exact"})
     )
-    if hinted:
+    # A card written without engine_hints and met by its description alone is hinted by the
+    # signals its description implies: the prompt's matter is in the card's area.
+    implied = (
+        _implied_signals(card, registry, env)
+        if best[2] is None
+        and not (c.hints_positive or c.hints_required_all)
+        and any(i.family == "overlap" for i in items)
+        else ()
+    )
+    if hinted or implied:
+        strongest = max([strongest, *(s.weight for s in implied)])
         items.append(
             EvidenceItem(
                 "signals",
                 min(params.SIGNAL_MAX, strongest * params.SIGNAL_FACTOR),
-                ",".join(hinted),
+                ",".join(hinted) if hinted else ",".join(s.id for s in implied) + IMPLIED_NOTE,
             )
         )
 
@@ -675,10 +689,32 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
         lone_phrase=lone_phrase,
+        implied_signals=bool(implied),
         loose_anchor=loose,
         close_description=close,
         cosine=cosine,
     )
+
+
+def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tuple[Signal, ...]:
+    """The fired specific signals (HINTED_SIGNAL_MIN_WEIGHT) whose concepts a card's description
+    names, in id order: the hints a card written without engine_hints would have. A signal
+    fired only on words of concepts the description shares ("rm -rf" fires destructive_action
+    and is a concept of the card too) is that overlap again, not a second witness; one fired on
+    other words ("drop the table" for a card that says "cannot be undone") is one."""
+    found = {
+        signal.id: signal
+        for unit in card.descriptive_units
+        if unit.startswith(CONCEPT_PREFIX)
+        for signal in registry.concept_signals(unit.removeprefix(CONCEPT_PREFIX))
+        if signal.id in env.fired and signal.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
+    }
+    shared = [
+        (start, end)
+        for concept, start, end in env.concept_spans
+        if CONCEPT_PREFIX + concept in card.descriptive_units
+    ]
+    return tuple(found[key] for key in sorted(found) if not _fired_only_within((key,), shared, env))
 
 
 def _own_phrase_families(
@@ -740,8 +776,17 @@ def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
     """
     concept = phrase.units[0].removeprefix(CONCEPT_PREFIX)
     met = [(start, end) for c, start, end in env.concept_spans if c == concept]
-    spans = [span for hit in env.detection.hits if hit.id in hinted for span in hit.mentions]
-    return bool(spans) and all(any(start <= s and e <= end for start, end in met) for s, e in spans)
+    return _fired_only_within(hinted, met, env)
+
+
+def _fired_only_within(
+    signal_ids: Sequence[str], spans: Sequence[tuple[int, int]], env: Envelope
+) -> bool:
+    """Whether every mention that fired these signals lies inside one of the prompt's `spans`."""
+    mentions = [m for hit in env.detection.hits if hit.id in signal_ids for m in hit.mentions]
+    return bool(mentions) and all(
+        any(start <= s and e <= end for start, end in spans) for s, e in mentions
+    )
 
 
 def _matched_files(card: IndexedCard, files: Sequence[str]) -> list[str]:

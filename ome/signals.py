@@ -214,9 +214,19 @@ class Registry:
     _compiled: dict[str, Any] = field(init=False, repr=False, compare=False, hash=False)
     # The lexicon's matcher, built on first use by a detection that was given no concept hits.
     _matcher: list[ConceptMatcher] = field(init=False, repr=False, compare=False, hash=False)
+    # Positive signals by the lexicon concepts that fire them (in id order).
+    _by_concept: dict[str, tuple[Signal, ...]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {signal.id: signal for signal in self.signals})
+        by_concept: dict[str, list[Signal]] = {}
+        for signal in self.signals:
+            if signal.enabled and signal.polarity == "positive":
+                for concept in signal.concepts:
+                    by_concept.setdefault(concept, []).append(signal)
+        object.__setattr__(self, "_by_concept", {c: tuple(s) for c, s in by_concept.items()})
         object.__setattr__(self, "_compiled", {})
         object.__setattr__(self, "_matcher", [])
 
@@ -231,6 +241,10 @@ class Registry:
     def get(self, signal_id: str) -> Signal | None:
         """Return the signal with this id, or None when it is not registered."""
         return self._by_id.get(signal_id)
+
+    def concept_signals(self, concept: str) -> tuple[Signal, ...]:
+        """The positive signals that a lexicon concept fires, in id order."""
+        return self._by_concept.get(concept, ())
 
     @property
     def ids(self) -> tuple[str, ...]:

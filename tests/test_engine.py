@@ -2961,3 +2961,68 @@ def test_a_build_request_does_not_take_a_card_on_an_implied_concept_alone(data_d
     assert row["rejection"] == "build_request_without_anchor"
     told = "The deploy script copies the private key into every clone of the mobile app."
     assert "secrets-out-of-code" in recall_ids(data_dir, told)
+
+
+WIPE_CARD = plain_card(
+    "Ask before wiping anything",
+    "Wiping a storage volume or a bucket cannot be undone: list what goes, show the size, and "
+    "wait for a yes.",
+    ["volume wipe checklist"],
+    "safety",
+    ["emptying a disk array"],
+)
+HOST_CARD = plain_card(
+    "Name archive hosts by region",
+    "Archive hosts carry their region in the name so a dashboard groups them.",
+    ["archive host naming"],
+    "naming",
+    ["naming a new archive host"],
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "hints", "rejection", "signals"),
+    [
+        # "Drop the ... table" fires destructive_action through drop_table, a concept the card
+        # does not say; its "cannot be undone" names destructive_operation, which fires it too.
+        ("Drop the volume table and the bucket table on the backup host.", None, "", True),
+        ("Hard delete every volume record and bucket record on the backup host.", None, "", True),
+        # "unrecoverable" fires it through destructive_operation, the card's own concept: the
+        # description overlap again (here enough to admit the card alone), no second witness.
+        (
+            "Flag each volume record and bucket record on the backup host as unrecoverable.",
+            None,
+            "",
+            False,
+        ),
+        # Nothing destructive: the two shared words alone do not admit the card.
+        (
+            "Count every volume record and bucket record on the backup host.",
+            None,
+            "insufficient_evidence",
+            False,
+        ),
+        # A card whose author chose its hints is hinted, and routed, by those alone.
+        (
+            "Drop the volume table and the bucket table on the backup host.",
+            ["force_push"],
+            "routing_signal_missing",
+            False,
+        ),
+    ],
+    ids=["drop-table", "hard-delete", "own-concept", "nothing-destructive", "own-hints"],
+)
+def test_a_card_without_hints_is_hinted_by_the_signals_its_concepts_fire(
+    data_dir: Path, prompt: str, hints: list[str] | None, rejection: str, signals: bool
+) -> None:
+    """A card written without engine_hints takes the specific signals whose concepts its
+    description names as its hints: met by its description alone, it gains a signal fired on
+    other words as a second family of evidence, marked as implied."""
+    card = {**WIPE_CARD, "engine_hints": {"positive": hints}} if hints else WIPE_CARD
+    write_library(data_dir, {"ask-before-wiping": card, "archive-host-names": HOST_CARD})
+    doc = explain(data_dir, prompt)
+    assert ("ask-before-wiping" in [m["id"] for m in doc["matches"]]) is (not rejection)
+    row = {c["id"]: c for c in doc["diagnostics"]["candidates"]}["ask-before-wiping"]
+    implied = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
+    assert implied == (["destructive_action (implied by the card's concepts)"] if signals else [])
+    assert row["rejection"] == rejection

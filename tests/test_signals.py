@@ -119,6 +119,19 @@ def test_intent_signals_carry_their_mode() -> None:
     assert intents == {f"intent_{mode}": mode for mode in INTENT_MODES}
 
 
+def test_concept_signals_are_the_enabled_positive_signals_a_concept_fires() -> None:
+    for signal in REGISTRY.signals:
+        for concept in signal.concepts:
+            fired = REGISTRY.concept_signals(concept)
+            assert (signal in fired) is (signal.enabled and signal.polarity == "positive")
+            assert [s.id for s in fired] == sorted(s.id for s in fired)
+    assert REGISTRY.concept_signals("no_such_concept") == ()
+    assert {s.id for s in REGISTRY.concept_signals("destructive_operation")} >= {
+        "destructive_action",
+        "high_risk_action",
+    }
+
+
 def test_negative_signals_never_route_and_target_positive_ids() -> None:
     for signal in REGISTRY.signals:
         if signal.polarity == "negative":
