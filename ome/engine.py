@@ -202,6 +202,8 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
             out.append(f'{labels[item.family]} "{item.detail}"')
         elif item.family == "concepts":
             out.append("concepts " + ", ".join(c.lstrip("§") for c in item.detail.split(",")))
+        elif item.family == "signals" and assessment.implied_signals:
+            out.append("task signal implied by its concepts")
         else:
             out.append(labels[item.family])
     return tuple(out)

@@ -3022,6 +3022,8 @@ def test_a_card_without_hints_is_hinted_by_the_signals_its_concepts_fire(
     write_library(data_dir, {"ask-before-wiping": card, "archive-host-names": HOST_CARD})
     doc = explain(data_dir, prompt)
     assert ("ask-before-wiping" in [m["id"] for m in doc["matches"]]) is (not rejection)
+    for match in doc["matches"]:
+        assert ("task signal implied by its concepts" in match["matched_by"]) is signals
     row = {c["id"]: c for c in doc["diagnostics"]["candidates"]}["ask-before-wiping"]
     implied = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
     assert implied == (["destructive_action (implied by the card's concepts)"] if signals else [])
