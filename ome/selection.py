@@ -699,9 +699,9 @@ def assess_card(
 def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tuple[Signal, ...]:
     """The fired specific signals (HINTED_SIGNAL_MIN_WEIGHT) whose concepts a card's description
     names, in id order: the hints a card written without engine_hints would have. A signal
-    fired only on words of concepts the description shares ("rm -rf" fires destructive_action
-    and is a concept of the card too) is that overlap again, not a second witness; one fired on
-    other words ("drop the table" for a card that says "cannot be undone") is one."""
+    fired only on words of concepts the description shares is that overlap again ("rm -rf" for a
+    card that says "rm -rf"; "drop the table" for a card that says "cannot be undone" is a
+    second witness), and one fired only in background sentences names another matter."""
     found = {
         signal.id: signal
         for unit in card.descriptive_units
@@ -709,12 +709,22 @@ def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tu
         for signal in registry.concept_signals(unit.removeprefix(CONCEPT_PREFIX))
         if signal.id in env.fired and signal.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
     }
+    if not found:
+        return ()
     shared = [
         (start, end)
         for concept, start, end in env.concept_spans
         if CONCEPT_PREFIX + concept in card.descriptive_units
     ]
-    return tuple(found[key] for key in sorted(found) if not _fired_only_within((key,), shared, env))
+
+    def witness(signal_id: str) -> bool:
+        mentions = _mentions((signal_id,), env)
+        return not mentions or (
+            not all(_within(m, shared) for m in mentions)
+            and any(env.weight_at(start) > params.BACKGROUND_WEIGHT for start, _ in mentions)
+        )
+
+    return tuple(found[key] for key in sorted(found) if witness(key))
 
 
 def _own_phrase_families(
@@ -776,17 +786,18 @@ def _signals_echo(hinted: Sequence[str], phrase: Phrase, env: Envelope) -> bool:
     """
     concept = phrase.units[0].removeprefix(CONCEPT_PREFIX)
     met = [(start, end) for c, start, end in env.concept_spans if c == concept]
-    return _fired_only_within(hinted, met, env)
+    mentions = _mentions(hinted, env)
+    return bool(mentions) and all(_within(m, met) for m in mentions)
 
 
-def _fired_only_within(
-    signal_ids: Sequence[str], spans: Sequence[tuple[int, int]], env: Envelope
-) -> bool:
-    """Whether every mention that fired these signals lies inside one of the prompt's `spans`."""
-    mentions = [m for hit in env.detection.hits if hit.id in signal_ids for m in hit.mentions]
-    return bool(mentions) and all(
-        any(start <= s and e <= end for start, end in spans) for s, e in mentions
-    )
+def _mentions(signal_ids: Sequence[str], env: Envelope) -> list[tuple[int, int]]:
+    """The prompt spans that fired these signals."""
+    return [m for hit in env.detection.hits if hit.id in signal_ids for m in hit.mentions]
+
+
+def _within(span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether a span lies inside one of `spans`."""
+    return any(start <= span[0] and span[1] <= end for start, end in spans)
 
 
 def _matched_files(card: IndexedCard, files: Sequence[str]) -> list[str]:

@@ -3028,3 +3028,30 @@ def test_a_card_without_hints_is_hinted_by_the_signals_its_concepts_fire(
     implied = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
     assert implied == (["destructive_action (implied by the card's concepts)"] if signals else [])
     assert row["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
+    ("background", "task", "implied"),
+    [
+        (
+            "Last sprint we dropped the old pigeon table, which is done.",
+            "Now count every volume record and bucket record in the cellar.",
+            False,
+        ),
+        (
+            "The old pigeon table is still fine.",
+            "Now drop the volume table and the bucket table in the cellar.",
+            True,
+        ),
+    ],
+    ids=["said-in-background", "said-in-the-request"],
+)
+def test_a_signal_said_only_in_background_implies_nothing(
+    data_dir: Path, background: str, task: str, implied: bool
+) -> None:
+    """A long prompt's status sentence that fires a signal names another matter: it is no
+    witness for a card its request sentences describe."""
+    write_library(data_dir, {"ask-before-wiping": WIPE_CARD, "archive-host-names": HOST_CARD})
+    row = candidate_rows(data_dir, status_report(background, task))["ask-before-wiping"]
+    signals = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
+    assert signals == (["destructive_action (implied by the card's concepts)"] if implied else [])
