@@ -92,9 +92,9 @@ def is_han(char: str) -> bool:
 @functools.lru_cache(maxsize=8)
 def without_han_spaces(text: str) -> tuple[str, tuple[int, ...] | None]:
     """The text without the spaces (and code backticks) that part a CJK character from another
-    kind, and the offset
-    in `text` of each character kept (None when there were none: the text is returned as it
-    is). Cached: every phrase of every candidate card is sought in the one prompt."""
+    kind, and the offset in `text` of each character kept (None when there were none: the text
+    is returned as it is). Cached: every phrase of every candidate card is sought in the one
+    prompt."""
     removed = [m.span() for m in _HAN_SPACE_RE.finditer(text)]
     if not removed:
         return text, None
