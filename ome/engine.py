@@ -9,7 +9,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ome import params
 from ome.analysis import normalize_text, tokenize
@@ -19,6 +19,7 @@ from ome.index import CardIndex
 from ome.render import RenderCard, render_context
 from ome.scoring import bm25f, idf, rrf
 from ome.selection import (
+    LEXICAL_FAMILIES,
     REJECT_DUPLICATE,
     REJECT_IGNORE,
     REJECT_LIMIT,
@@ -29,6 +30,7 @@ from ome.selection import (
     REJECT_TASKS,
     REJECT_WEAK,
     Assessment,
+    EvidenceItem,
     Gate,
     assess_card,
     focus_weight,
@@ -195,10 +197,11 @@ def _matched_by(assessment: Assessment) -> tuple[str, ...]:
         "technical": "file path",
         "signals": "task signal",
         "cross_field": "several fields",
+        "related": "related to",
     }
     out = []
     for item in assessment.evidence:
-        if item.family in ("exact", "coverage", "technical"):
+        if item.family in ("exact", "coverage", "technical", "related"):
             out.append(f'{labels[item.family]} "{item.detail}"')
         elif item.family == "concepts":
             out.append("concepts " + ", ".join(c.lstrip("§") for c in item.detail.split(",")))
@@ -216,6 +219,74 @@ def _reads_better(a: Assessment, b: Assessment) -> bool:
     if a.close_description != b.close_description and (a.loose_anchor or b.loose_anchor):
         return a.close_description
     return reading_strength(a) > reading_strength(b)
+
+
+def _linked(index: CardIndex, positions: set[int]) -> set[int]:
+    """The positions of the cards that these cards name in `related`: assessed beside them, so
+    that a linked card can be brought in with its gates read, whatever the prompt shares."""
+    return {
+        linked
+        for position in positions
+        for card_id in index.cards[position].card.related
+        for linked in index.positions_of(card_id)
+    }
+
+
+def _bring_related(
+    selected: list[tuple[int, Assessment]],
+    ranked: list[tuple[int, Assessment]],
+    decisions: dict[int, str],
+    index: CardIndex,
+    opts: RecallOptions,
+) -> None:
+    """Related cards (SPEC §11): a card anchored in the prompt brings in the first card its author
+    linked to it in `related` that the prompt did not return but meets in its own words (one
+    lexical family of evidence), at RELATED_DECAY of the anchored card's score (or its own, when
+    higher), while the limit has room and that score clears the threshold. The link is the second
+    witness, never the only one: a linked card the prompt says nothing of (or only fires a signal
+    for) stays out, as does one its gates turn away (its ignore_when phrase said, retired, another
+    project's) and a near-duplicate of a returned card."""
+    assessed = dict(ranked)
+    for _, a in list(selected):
+        score = round(a.score * params.RELATED_DECAY)
+        if not a.anchored or score < opts.threshold or len(selected) >= opts.limit:
+            continue
+        returned = {s.card.id for _, s in selected}
+        links = (
+            (position, assessed[position])
+            for card_id in a.card.card.related
+            if card_id not in returned
+            for position in sorted(
+                (p for p in index.positions_of(card_id) if p in assessed),
+                key=lambda p: LAYER_RANK.get(index.cards[p].layer, 9),
+            )
+        )
+        for position, linked in links:
+            if (
+                not any(
+                    i.family in LEXICAL_FAMILIES and i.strength >= params.FAMILY_MIN_STRENGTH
+                    for i in linked.evidence
+                )
+                or not all(g.passed for g in linked.gates)
+                or any(is_near_duplicate(s.card, linked.card) for _, s in selected)
+            ):
+                continue
+            brought = replace(
+                linked,
+                score=max(linked.score, score),
+                rejection="",
+                evidence=(
+                    *linked.evidence,
+                    EvidenceItem("related", params.RELATED_DECAY, a.card.id),
+                ),
+            )
+            selected.append((position, brought))
+            ranked[next(i for i, (p, _) in enumerate(ranked) if p == position)] = (
+                position,
+                brought,
+            )
+            decisions[position] = ""
+            break
 
 
 def _ignore_boundary(
@@ -269,7 +340,8 @@ def recall(
             value = memo[term] = index.specificity(term)
         return value
 
-    positions = sorted(set(bm25) | set(index.path_cards))
+    found = set(bm25) | set(index.path_cards)
+    positions = sorted(found | _linked(index, found))
     sizes = window_sizes(env, weight, registry.vocabulary.word_concepts)
     matched_paths, contested = match_paths(
         {p: index.cards[p] for p in index.path_cards} if env.files else {}, env.files
@@ -531,6 +603,7 @@ def recall(
         # One task among paragraphs of background, and no card: the request's few sentences
         # show less of a card than a short prompt would.
         stand_in(params.LONG_PROMPT_STAND_IN_SCORE)
+    _bring_related(selected, ranked, decisions, index, opts)
     selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
     render_cards = [
         RenderCard(

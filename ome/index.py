@@ -6,6 +6,7 @@ the cards and the registry, so the cache layer can store it and reuse it while n
 
 from __future__ import annotations
 
+import bisect
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -79,6 +80,11 @@ class CardIndex:
     @property
     def size(self) -> int:
         return len(self.cards)
+
+    def positions_of(self, card_id: str) -> range:
+        """The positions of the cards with this id: one per layer or file that holds it."""
+        start = bisect.bisect_left(self.cards, card_id, key=lambda c: c.card.id)
+        return range(start, bisect.bisect_right(self.cards, card_id, key=lambda c: c.card.id))
 
     def specificity(self, term: str) -> float:
         """How specific a term is in this library (1.0 on one card, 0.0 on none)."""

@@ -197,6 +197,11 @@ LONG_PROMPT_STAND_IN_SCORE = 50
 # suites (2026-12-04): 1.3 wins five tuning cases and loses none; 1.15-1.45 within one case, 1.0
 # and 2.0 one and three lower.
 ONE_TASK_FOCUS_RATIO = 1.3
+# A card anchored in the prompt brings in one card its author linked to it in `related` (SPEC
+# §11, the graph expansion of pmem's hybrid recall) at this share of its own score: a link is a
+# reviewed hint that the two lessons go together, weaker than the prompt's own evidence. With the
+# default threshold only a parent scoring 67 or more brings a card in (0.6 x 67 = 40).
+RELATED_DECAY = 0.6
 # A returned card whose shared prompt units are all (but this share) another admitted card's,
 # which shares this many times their weight, is subsumed by it: the look-alike's narrower reading.
 SUBSUME_LEFT_SHARE = 0.1
@@ -259,6 +264,7 @@ __all__ = [
     "QUERY_WEIGHT_EXPANSION",
     "QUERY_WEIGHT_PROMPT",
     "QUERY_WEIGHT_SIGNAL_ID",
+    "RELATED_DECAY",
     "RELATIVE_FLOOR",
     "ROUTING_BYPASS_SCORE",
     "RRF_K",

@@ -24,6 +24,7 @@ from ome.params import (
     FAMILY_MIN_STRENGTH,
     LONG_PROMPT_STAND_IN_SCORE,
     PARTIAL_COVER,
+    RELATED_DECAY,
     RELATIVE_FLOOR,
     SECOND_TASK_SCORE,
     SETTLED_WEIGHT,
@@ -3055,3 +3056,81 @@ def test_a_signal_said_only_in_background_implies_nothing(
     row = candidate_rows(data_dir, status_report(background, task))["ask-before-wiping"]
     signals = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
     assert signals == (["destructive_action (implied by the card's concepts)"] if implied else [])
+
+
+CARILLON_CARDS: dict[str, dict[str, Any]] = {
+    "sign-carillon-firmware": {
+        "title": "Sign every carillon firmware image",
+        "summary": "Carillon controllers refuse unsigned images; sign with the release key first.",
+        "criteria": {"use_when": ["uploading carillon firmware"], "ignore_when": []},
+        "related": ["no-such-card", "carillon-spare-slot"],
+        "recall": {"triggers": ["carillon firmware image"], "topics": ["firmware"]},
+    },
+    "carillon-spare-slot": {
+        "title": "Keep the previous slot bootable",
+        "summary": "Leave the old partition intact until the new one reports healthy.",
+        "criteria": {"use_when": ["flashing a controller"], "ignore_when": ["bench prototype"]},
+        "recall": {"triggers": ["spare partition"], "topics": ["devices"]},
+    },
+}
+UPLOAD = "Upload the new carillon firmware image to the tower controllers; mind the partition."
+
+
+@pytest.mark.parametrize(
+    ("prompt", "options", "said", "rejection"),
+    [
+        (UPLOAD, {}, True, ""),
+        (UPLOAD.replace("; mind the partition", ""), {}, False, "below_threshold"),
+        (UPLOAD.replace("tower controllers", "bench prototype"), {}, True, "ignore_rule"),
+        (UPLOAD, {"limit": 1}, True, "below_relative_floor"),
+        (UPLOAD, {"threshold": 70}, True, "below_threshold"),
+        (
+            "The tower controllers refuse unsigned carillon images at upload; mind the old"
+            " partition, it must stay intact.",
+            {},
+            True,
+            "weaker_reading_of_one_task",
+        ),
+    ],
+    ids=[
+        "anchored",
+        "linked-card-unsaid",
+        "ignore-phrase-said",
+        "no-room",
+        "under-threshold",
+        "parent-not-anchored",
+    ],
+)
+def test_an_anchored_card_brings_in_the_card_its_author_linked(
+    data_dir: Path, prompt: str, options: dict[str, Any], said: bool, rejection: str
+) -> None:
+    """A card met by a strong anchor brings in the first existing card of its `related` list that
+    the prompt meets in its own words (`said`), at RELATED_DECAY of its score at least, while the
+    limit has room and that score clears the threshold; the linked card's gates still hold (its
+    ignore_when phrase said keeps it out)."""
+    write_library(data_dir, CARILLON_CARDS)
+    workspace = open_workspace(data_dir, data_dir)
+    doc = result_json(
+        match_prompt(workspace, prompt, recall_options(workspace, **options)), explain=True
+    )
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    parent, linked = rows["sign-carillon-firmware"], rows["carillon-spare-slot"]
+    assert parent["selected"]
+    assert parent["strong_anchor"] is prompt.startswith("Upload")
+    own = [e for e in linked["evidence"] if e["family"] not in ("related", "signals")]
+    assert bool(own) is said
+    assert linked["rejection"] == rejection
+    related = [e for e in linked["evidence"] if e["family"] == "related"]
+    if not rejection:
+        assert [m["id"] for m in doc["matches"]] == list(CARILLON_CARDS)
+        assert linked["score"] >= round(parent["score"] * RELATED_DECAY)
+        assert related == [
+            {"family": "related", "strength": RELATED_DECAY, "detail": "sign-carillon-firmware"}
+        ]
+        assert doc["matches"][1]["matched_by"] == [
+            "shared terms",
+            'related to "sign-carillon-firmware"',
+        ]
+    else:
+        assert [m["id"] for m in doc["matches"]] == ["sign-carillon-firmware"]
+        assert related == []
