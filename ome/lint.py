@@ -129,8 +129,9 @@ def sensitive_findings(card: Card) -> list[str]:
     return found
 
 
-def lint_files(paths: Iterable[Path], registry: Registry) -> LintReport:
-    """Lint card files (directories are searched for `*.md`)."""
+def lint_files(paths: Iterable[Path], registry: Registry, whole: bool = False) -> LintReport:
+    """Lint card files (directories are searched for `*.md`). When they are `whole` libraries,
+    a `related` id that names none of their cards is a warning: recall skips it."""
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -138,6 +139,7 @@ def lint_files(paths: Iterable[Path], registry: Registry) -> LintReport:
         else:
             files.append(path)
     findings: list[Finding] = []
+    parsed: list[tuple[str, Card]] = []
     for path in files:
         name = str(path)
         try:
@@ -153,6 +155,20 @@ def lint_files(paths: Iterable[Path], registry: Registry) -> LintReport:
             findings.append(Finding(name, "error", "unreadable", f"{name}: {exc}"))
             continue
         findings.extend(card_warnings(card, name, registry))
+        parsed.append((name, card))
+    known = {card.id for _, card in parsed}
+    findings.extend(
+        Finding(
+            name,
+            "warning",
+            "unknown_related",
+            f"related names no card '{card_id}' in these libraries (ignored at recall time)",
+        )
+        for name, card in parsed
+        if whole
+        for card_id in card.related
+        if card_id not in known
+    )
     return LintReport(tuple(str(f) for f in files), tuple(findings))
 
 

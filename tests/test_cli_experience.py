@@ -118,6 +118,23 @@ def test_list_show_and_lint(fresh: Path) -> None:
     assert [i["path"] for i in listed["invalid_cards"]] == [str(bad)]
 
 
+def test_lint_of_the_libraries_warns_of_a_related_id_naming_no_card(fresh: Path) -> None:
+    active = fresh / "experiences" / "active"
+    linked = HAND_WRITTEN.replace("created: 2024-01-02", "related: [no-such-card, spare-check]")
+    (active / "browser-check.md").write_text(linked, encoding="utf-8")
+    spare = HAND_WRITTEN.replace("id: browser-check", "id: spare-check")
+    (active / "spare-check.md").write_text(spare, encoding="utf-8")
+    doc = run_json("experience", "lint")
+    assert doc["ok"] and doc["warnings"] == 1
+    (finding,) = doc["findings"]
+    path = str(active / "browser-check.md")
+    assert (finding["code"], finding["path"]) == ("unknown_related", path)
+    assert "'no-such-card'" in finding["message"]
+    # One file linted alone cannot tell: the card it links to may be in another file.
+    alone = run_json("experience", "lint", str(active / "browser-check.md"))
+    assert alone["findings"] == []
+
+
 def test_new_without_fields_and_without_a_terminal_says_what_is_missing(fresh: Path) -> None:
     result = run("experience", "new")
     assert result.exit_code == 2

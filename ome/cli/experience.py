@@ -214,7 +214,8 @@ def lint_command(
 ) -> None:
     """Validate card files (default: every library) and report every problem.
 
-    Exits 1 when any card has an error; warnings (unknown signal ids, trigger contract) do not.
+    Exits 1 when any card has an error; warnings (unknown signal ids, trigger contract, a
+    `related` id naming no card of the libraries) do not.
     """
     from ome.lint import lint_files
     from ome.registry import load_registry
@@ -226,7 +227,7 @@ def lint_command(
     else:
         sources = library_sources(load_config(root), project_root)
         targets = [s.root / "experiences" for s in sources if (s.root / "experiences").is_dir()]
-    report = lint_files(targets, load_registry(root, project_root))
+    report = lint_files(targets, load_registry(root, project_root), whole=not paths)
     if as_json:
         emit_json(
             {
