@@ -203,6 +203,7 @@ def result_json(result: RecallResult, explain: bool = False) -> dict[str, Any]:
                 "fused": c.fused,
                 "strong_anchor": c.assessment.strong_anchor,
                 "loose_anchor": c.assessment.loose_anchor,
+                "edited_since_verified": c.assessment.card.card.edited_since_verified,
                 "families": list(c.assessment.families),
                 "evidence": [
                     {"family": e.family, "strength": round(e.strength, 4), "detail": e.detail}

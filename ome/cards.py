@@ -56,6 +56,7 @@ _KNOWN_TOP_KEYS = frozenset(
 _HEADING_RE = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$")
 _FENCE_OPEN_RE = re.compile(r"^(`{3,}|~{3,})[^\n]*$")
 _KEY_RE = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*:")  # a front-matter line naming a key
+_ISO_DAY_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +105,14 @@ class Card:
     @property
     def display_title(self) -> str:
         return self.title or self.id
+
+    @property
+    def edited_since_verified(self) -> bool:
+        """Changed after a person last re-checked it: its `updated` day is later than its
+        `last_verified` day (a date missing or not in ISO form gives nothing to compare)."""
+        updated, verified = self.updated[:10], self.last_verified[:10]
+        days = _ISO_DAY_RE.fullmatch(updated) and _ISO_DAY_RE.fullmatch(verified)
+        return bool(days) and updated > verified
 
 
 @dataclass(frozen=True, slots=True)

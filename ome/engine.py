@@ -395,12 +395,15 @@ def recall(
     backed = any(a.admitted and (a.anchored or a.close_description) for _, a in assessments)
     loose_last = one_task and backed
 
-    def order(pa: tuple[int, Assessment], must_first: bool = True) -> tuple[object, ...]:
+    def order(
+        pa: tuple[int, Assessment], must_first: bool = True, stale_last: bool = False
+    ) -> tuple[object, ...]:
         position, a = pa
         return (
             not a.admitted,
             loose_last and a.loose_anchor,
             must_first and a.card.card.policy != "must",
+            stale_last and a.card.card.edited_since_verified,
             -fused[key(position)],
             -a.score,
             LAYER_RANK.get(a.card.layer, 9),
@@ -604,7 +607,9 @@ def recall(
         # show less of a card than a short prompt would.
         stand_in(params.LONG_PROMPT_STAND_IN_SCORE)
     _bring_related(selected, ranked, decisions, index, opts)
-    selected.sort(key=order)  # must cards first, then rank order (a contest swaps in place)
+    # Must cards first, then (SPEC §11: staleness lowers priority, never hides a card) the cards
+    # not edited since a person last verified them, then rank order (a contest swaps in place).
+    selected.sort(key=lambda pa: order(pa, stale_last=True))
     render_cards = [
         RenderCard(
             id=a.card.id,

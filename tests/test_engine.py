@@ -6,13 +6,16 @@ import itertools
 import os
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from click.testing import CliRunner
 
 from ome.api import match_prompt, open_workspace, recall_options, result_json
+from ome.cli import cli
 from ome.cli.common import to_json
 from ome.envelope import Envelope, build_envelope
 from ome.evaluate import load_suite
@@ -3134,3 +3137,53 @@ def test_an_anchored_card_brings_in_the_card_its_author_linked(
     else:
         assert [m["id"] for m in doc["matches"]] == ["sign-carillon-firmware"]
         assert related == []
+
+
+BELL_CARDS: dict[str, dict[str, Any]] = {
+    "bell-clapper-wear": {
+        "title": "Turn a worn clapper a quarter",
+        "summary": "A clapper worn flat cracks the bell; turn it a quarter before it does.",
+        "criteria": {"use_when": ["inspecting clappers"], "ignore_when": []},
+        "recall": {"triggers": ["clapper wear"], "topics": ["bells"]},
+    },
+    "bell-rope-tension": {
+        "title": "Measure bell rope tension before ringing",
+        "summary": "A slack rope throws the bell off balance; measure tension first.",
+        "criteria": {"use_when": ["checking the bell ropes"], "ignore_when": []},
+        "recall": {"triggers": ["rope tension"], "topics": ["bells"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("dates", "policy", "stale"),
+    [
+        ({"updated": date(2026, 3, 2), "last_verified": date(2026, 1, 15)}, "should", True),
+        ({"updated": "2026-03-02", "last_verified": "2026-01-15"}, "should", True),
+        ({"updated": date(2026, 3, 2), "last_verified": date(2026, 3, 2)}, "should", False),
+        ({"updated": date(2026, 3, 2)}, "should", False),
+        ({"updated": date(2026, 3, 2), "last_verified": "last spring"}, "should", False),
+        ({"updated": date(2026, 3, 2), "last_verified": date(2026, 1, 15)}, "must", True),
+    ],
+    ids=["edited-after", "as-strings", "same-day", "never-verified", "not-a-date", "must-first"],
+)
+def test_a_card_edited_since_it_was_verified_comes_after_the_others(
+    data_dir: Path, dates: dict[str, object], policy: str, stale: bool
+) -> None:
+    """SPEC §11: a card changed after a person last verified it (`updated` later than
+    `last_verified`) is listed after the cards of its policy that were not, and flagged in explain;
+    it is never dropped for it."""
+    clapper = BELL_CARDS["bell-clapper-wear"]
+    recall = {**clapper["recall"], "policy": policy}
+    edited = {**clapper, **dates, "recall": recall}
+    write_library(data_dir, {**BELL_CARDS, "bell-clapper-wear": edited})
+    prompt = "Check the rope tension and the clapper wear on the north tower bells."
+    doc = explain(data_dir, prompt)
+    ids = [m["id"] for m in doc["matches"]]
+    after = stale and policy != "must"
+    assert ids == (["bell-rope-tension", "bell-clapper-wear"] if after else list(BELL_CARDS))
+    rows = {c["id"]: c for c in doc["diagnostics"]["candidates"]}
+    assert rows["bell-clapper-wear"]["edited_since_verified"] is stale
+    assert rows["bell-rope-tension"]["edited_since_verified"] is False
+    table = CliRunner().invoke(cli, ["match", prompt, "--explain", "--data-dir", str(data_dir)])
+    assert ("RETURNED (edited since verified)" in table.output) is stale

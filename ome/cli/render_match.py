@@ -43,6 +43,8 @@ def render_explain(result: RecallResult) -> str:
     for c in result.candidates:
         a = c.assessment
         decision = "RETURNED" if c.selected else c.rejection
+        if c.selected and a.card.card.edited_since_verified:
+            decision += " (edited since verified)"
         failed = [g for g in a.gates if not g.passed]
         if failed and not c.selected:
             decision += f" ({failed[0].detail})" if failed[0].detail else ""
