@@ -29,6 +29,7 @@ from ome.params import (
     PARTIAL_COVER,
     RELATED_DECAY,
     RELATIVE_FLOOR,
+    ROUTING_BYPASS_SCORE,
     SECOND_TASK_SCORE,
     SETTLED_WEIGHT,
 )
@@ -3032,6 +3033,42 @@ def test_a_card_without_hints_is_hinted_by_the_signals_its_concepts_fire(
     implied = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
     assert implied == (["destructive_action (implied by the card's concepts)"] if signals else [])
     assert row["rejection"] == rejection
+
+
+ROUTED_WIPE_CARD = {
+    **WIPE_CARD,
+    "summary": "Wiping a storage volume or a bucket cannot be undone: list what goes, show the"
+    " size, wait for a yes, note who asked, keep the last snapshot for a week and tell the owners"
+    " of every dashboard that read from it.",
+    "engine_hints": {"positive": ["force_push"]},
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("Clear out the storage volume behind the archive hosts.", ""),
+        (
+            "Clear out the storage volume behind the archive hosts that carry their region in"
+            " the name.",
+            "routing_signal_missing",
+        ),
+    ],
+    ids=["described", "barely-described"],
+)
+def test_a_missed_routing_signal_does_not_hide_a_card_its_description_admits(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    """A card routed by its author's hint (here force_push, which no prompt below fires) still
+    passes when its description alone admits it at ROUTING_BYPASS_SCORE: signals are heuristics,
+    and a phrasing they miss must not hide the card."""
+    write_library(
+        data_dir, {"ask-before-wiping": ROUTED_WIPE_CARD, "archive-host-names": HOST_CARD}
+    )
+    row = candidate_rows(data_dir, prompt)["ask-before-wiping"]
+    assert row["families"] == ["overlap"]
+    assert row["rejection"] == rejection
+    assert (row["score"] >= ROUTING_BYPASS_SCORE) is (not rejection)
 
 
 @pytest.mark.parametrize(
