@@ -696,19 +696,24 @@ def assess_card(
     )
 
 
-def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tuple[Signal, ...]:
-    """The fired specific signals (HINTED_SIGNAL_MIN_WEIGHT) whose concepts a card's description
-    names, in id order: the hints a card written without engine_hints would have. A signal
-    fired only on words of concepts the description shares is that overlap again ("rm -rf" for a
-    card that says "rm -rf"; "drop the table" for a card that says "cannot be undone" is a
-    second witness), and one fired only in background sentences names another matter."""
-    found = {
+def described_signals(card: IndexedCard, registry: Registry) -> dict[str, Signal]:
+    """The specific signals (HINTED_SIGNAL_MIN_WEIGHT) whose concepts a card's description names,
+    by id: the hints a card written without engine_hints would have."""
+    return {
         signal.id: signal
         for unit in card.descriptive_units
         if unit.startswith(CONCEPT_PREFIX)
         for signal in registry.concept_signals(unit.removeprefix(CONCEPT_PREFIX))
-        if signal.id in env.fired and signal.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
+        if signal.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
     }
+
+
+def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tuple[Signal, ...]:
+    """The fired `described_signals` of a card, in id order. A signal fired only on words of
+    concepts the description shares is that overlap again ("rm -rf" for a card that says "rm -rf";
+    "drop the table" for a card that says "cannot be undone" is a second witness), and one fired
+    only in background sentences names another matter."""
+    found = {k: s for k, s in described_signals(card, registry).items() if k in env.fired}
     if not found:
         return ()
     shared = [
@@ -884,6 +889,7 @@ __all__ = [
     "EvidenceItem",
     "Gate",
     "assess_card",
+    "described_signals",
     "card_signature",
     "focus_weight",
     "gate_card",

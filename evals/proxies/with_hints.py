@@ -18,9 +18,8 @@ import tempfile
 from pathlib import Path
 
 from ome.api import open_workspace
-from ome.concepts import CONCEPT_PREFIX
 from ome.evaluate import load_suite, write_library
-from ome.params import HINTED_SIGNAL_MIN_WEIGHT
+from ome.selection import described_signals
 
 
 def concept_hints(suite_path: Path) -> dict[str, list[str]]:
@@ -30,21 +29,11 @@ def concept_hints(suite_path: Path) -> dict[str, list[str]]:
         root = Path(tmp)
         write_library(root / "data", suite.cards)
         workspace = open_workspace(data_dir=root / "data", cwd=root)
-        registry = workspace.registry
-        hints = {}
-        for card in workspace.index.cards:
-            signals = sorted(
-                {
-                    signal.id
-                    for unit in card.descriptive_units
-                    if unit.startswith(CONCEPT_PREFIX)
-                    for signal in registry.concept_signals(unit[len(CONCEPT_PREFIX) :])
-                    if signal.weight >= HINTED_SIGNAL_MIN_WEIGHT
-                }
-            )
-            if signals:
-                hints[card.id] = signals
-        return hints
+        return {
+            card.id: sorted(signals)
+            for card in workspace.index.cards
+            if (signals := described_signals(card, workspace.registry))
+        }
 
 
 def write_hinted(suite_path: Path, out: Path) -> int:
