@@ -139,6 +139,16 @@ CONCEPT_TWIN_WEIGHT = 0.5
 # not at all beside its own concept token: a dictionary sense is weaker evidence than the word,
 # and the lexicon already bridged the concept. Tuned on the proxy suites (0.35, 0.5, 0.75).
 GLOSS_WEIGHT = 0.5
+# Two Chinese words of one dictionary sense (番茄 and 西红柿, 修复 and 修理), one in the prompt and
+# one on a Chinese card, count this much of the sense's specificity: half a gloss, since both
+# sides pass through the dictionary. Measured on the proxy suites (2026-12-05) against not
+# counting them: tuning 1,796 -> 1,799 of 2,140 (four paraphrases won, a look-alike lost), blind
+# 3,533 -> 3,537 of 4,410, cases expecting nothing unchanged (288 of 320, 543 of 611), the copies
+# with hints +3 / +2, reference, dev and test (and among 1,000 distractor cards) unchanged.
+# 0.175: tuning +2 (none lost), blind +3; 0.3: tuning +3 (five won, two lost), blind +4;
+# 0.375: tuning +3, blind +5, a match-nothing prompt lost on each side; 0.5 (a full gloss):
+# tuning +3, blind +4, one match-nothing prompt lost on the tuning side and two on the blind.
+SHARED_SENSE_WEIGHT = 0.25
 # A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
 # Han characters inside it, between two parts of two or more: Chinese puts an object or a
 # pronoun between a phrase's parts (按职责把它拆开 for 按职责拆开, 发布新流程 for 发布流程).
@@ -274,6 +284,7 @@ __all__ = [
     "RRF_K",
     "SECOND_TASK_SCORE",
     "SEGMENT_MAX_CHARS",
+    "SHARED_SENSE_WEIGHT",
     "SETTLED_WEIGHT",
     "SHORT_FENCE_CHARS",
     "SHORT_FENCE_LINES",

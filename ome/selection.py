@@ -18,7 +18,7 @@ from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
-from ome.signals import Registry, Signal
+from ome.signals import Registry, Signal, Vocabulary
 from ome.similarity import overlap
 
 # Reason codes (stable; scripts read them).
@@ -315,7 +315,7 @@ def _description_match(
     weight: Weight,
     window_sizes: Sequence[float],
     least: float,
-    twins: Mapping[str, tuple[str, ...]],
+    vocabulary: Vocabulary,
 ) -> tuple[float, float, float]:
     """Best (cosine, shared units, units shared through glosses) between the card's description
     and a window of segments.
@@ -326,8 +326,10 @@ def _description_match(
     sharing at least `least` units beats one that shares fewer: a short last sentence with a
     higher cosine must not hide the window that holds the overlap. A word and its own concept
     token are one word (`twins`, as in `_weight`); a word that one side says in Chinese counts
-    GLOSS_WEIGHT, and a window without Chinese measures a Chinese card by its English reading.
+    GLOSS_WEIGHT, a sense two Chinese words share (`_shared_senses`) SHARED_SENSE_WEIGHT, and a
+    window without Chinese measures a Chinese card by its English reading.
     """
+    twins = vocabulary.word_concepts
     best = (False, 0.0, 0.0, 0.0)
     size = english = 0.0
     glossed = env.window_glosses or (frozenset(),) * len(env.windows)
@@ -344,7 +346,12 @@ def _description_match(
             if gloss or card.gloss_units
             else set()
         )
-        if not common and not translated:
+        synonyms = (
+            _shared_senses(card, common, translated, gloss, vocabulary)
+            if gloss and card.gloss_units
+            else set()
+        )
+        if not common and not translated and not synonyms:
             continue
         if card.gloss_units and not (env.window_glosses and any(u[0] >= _CJK for u in window)):
             # A window without Chinese reads the card in English: its Chinese that the
@@ -355,12 +362,34 @@ def _description_match(
         else:
             size = size or _weight(card.descriptive_units, weight, twins)
             card_size = size
-        through = params.GLOSS_WEIGHT * _sense_weight(translated, weight)
+        through = params.GLOSS_WEIGHT * _sense_weight(
+            translated, weight
+        ) + params.SHARED_SENSE_WEIGHT * _sense_weight(synonyms, weight)
         shared = _weight(common, weight, twins) + through
         if shared and card_size and window_size:
             cosine = min(1.0, place * shared / math.sqrt(card_size * window_size))
             best = max(best, (shared >= least, cosine, shared, through))
     return best[1], best[2], best[3]
+
+
+def _shared_senses(
+    card: IndexedCard,
+    common: frozenset[str],
+    translated: set[str],
+    window_glosses: frozenset[str],
+    vocabulary: Vocabulary,
+) -> set[str]:
+    """The senses a Chinese window and a Chinese card share through two different words of one
+    meaning (番茄 and 西红柿 are both "tomato"): not the senses of the Han units both say (their
+    word is shared already), nor a sense met as a word or a translation, nor one beside its own
+    concept token."""
+    said = vocabulary.glosses(" ".join(u for u in common if u[0] >= _CJK))
+    twins = vocabulary.word_concepts
+    return {
+        unit
+        for unit in (card.gloss_units & window_glosses) - said - translated
+        if unit not in common and not any(t in common for t in twins.get(unit, ()))
+    }
 
 
 def _english_size(card: IndexedCard, weight: Weight, twins: Mapping[str, tuple[str, ...]]) -> float:
@@ -520,8 +549,9 @@ def assess_card(
         # Only concepts and glosses (a gloss at GLOSS_WEIGHT) cross: the same meaning shares less.
         least = min(least, params.CROSS_LANGUAGE_SHARE * params.DESCRIPTION_MIN_UNITS)
         alone *= params.CROSS_LANGUAGE_SHARE
-    twins = registry.vocabulary.word_concepts
-    cosine, described, translated = _description_match(card, env, weight, sizes, least, twins)
+    cosine, described, translated = _description_match(
+        card, env, weight, sizes, least, registry.vocabulary
+    )
     described_alone = cosine >= params.DESCRIPTION_ALONE_COSINE and described >= alone
     # The description matches at full strength: more than a few shared topic words.
     close = described >= least and params.DESCRIPTION_SCALE * cosine >= params.DESCRIPTION_MAX

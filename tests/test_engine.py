@@ -1881,6 +1881,23 @@ def test_a_gloss_no_card_writes_in_english_weighs_as_a_word_of_one_card(data_dir
     assert overlap_detail(row).endswith("3 through glosses")
 
 
+@pytest.mark.parametrize(
+    ("prompt", "through"),
+    [
+        # 花匠, 西红柿, 胡瓜 and 浇灌 say 园丁, 番茄, 黄瓜 and 浇水 in other words: four senses
+        # the two sides share through the dictionary, a quarter of a word each.
+        ("GrowBot：花匠每天中午给西红柿和胡瓜浇灌。", ", 1 through glosses"),
+        # The card's own words share their bigrams; their senses are not counted again.
+        ("GrowBot：园丁每天中午给番茄和黄瓜浇水。", ""),
+    ],
+)
+def test_two_chinese_words_of_one_sense_meet_through_the_dictionary(
+    data_dir: Path, prompt: str, through: str
+) -> None:
+    row = lone_card(data_dir, GARDEN_ZH, "ceasefire", prompt)
+    assert overlap_detail(row).split("cosine ")[1][4:] == through
+
+
 def test_chinese_no_dictionary_translates_does_not_dilute_an_english_match(
     data_dir: Path,
 ) -> None:
