@@ -383,13 +383,12 @@ def _shared_senses(
     meaning (番茄 and 西红柿 are both "tomato"): not the senses of the Han units both say (their
     word is shared already), nor a sense met as a word or a translation, nor one beside its own
     concept token."""
+    senses = (card.gloss_units & window_glosses) - translated - common
+    if not senses:
+        return set()
     said = vocabulary.glosses(" ".join(u for u in common if u[0] >= _CJK))
     twins = vocabulary.word_concepts
-    return {
-        unit
-        for unit in (card.gloss_units & window_glosses) - said - translated
-        if unit not in common and not any(t in common for t in twins.get(unit, ()))
-    }
+    return {unit for unit in senses - said if not any(t in common for t in twins.get(unit, ()))}
 
 
 def _english_size(card: IndexedCard, weight: Weight, twins: Mapping[str, tuple[str, ...]]) -> float:
