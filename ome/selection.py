@@ -362,9 +362,8 @@ def _description_match(
         else:
             size = size or _weight(card.descriptive_units, weight, twins)
             card_size = size
-        through = params.GLOSS_WEIGHT * _sense_weight(
-            translated, weight
-        ) + params.SHARED_SENSE_WEIGHT * _sense_weight(synonyms, weight)
+        through = params.GLOSS_WEIGHT * _sense_weight(translated, weight)
+        through += params.SHARED_SENSE_WEIGHT * _sense_weight(synonyms, weight)
         shared = _weight(common, weight, twins) + through
         if shared and card_size and window_size:
             cosine = min(1.0, place * shared / math.sqrt(card_size * window_size))
