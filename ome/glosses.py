@@ -87,13 +87,20 @@ class Glossary:
         self, text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]
     ) -> frozenset[str]:
         """The English terms the Chinese words of `text` translate to, without stopwords."""
-        if self.path is None or not has_han(text):
-            return frozenset()
         return frozenset(
-            term
+            term for word in self.word_senses(text, stopwords_zh, stopwords) for term in word
+        )
+
+    def word_senses(
+        self, text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]
+    ) -> tuple[frozenset[str], ...]:
+        """The English terms of each dictionary word of `text`'s Chinese, in order."""
+        if self.path is None or not has_han(text):
+            return ()
+        return tuple(
+            frozenset(terms(senses.replace(";", " "), stopwords))
             for run in han_runs(text)
             for senses in _run_glosses(self.path, run, stopwords_zh)
-            for term in terms(senses.replace(";", " "), stopwords)
         )
 
 

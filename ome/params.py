@@ -149,6 +149,15 @@ GLOSS_WEIGHT = 0.5
 # 0.375: tuning +3, blind +5, a match-nothing prompt lost on each side; 0.5 (a full gloss):
 # tuning +3, blind +4, one match-nothing prompt lost on the tuning side and two on the blind.
 SHARED_SENSE_WEIGHT = 0.25
+# A card's Chinese phrase that an English prompt says word for word through the dictionary
+# (each Chinese word of it has a sense the prompt says) is covered at this quality: its strength
+# (ANCHOR_MAX x 0.27, 0.243) stays under FAMILY_MIN_STRENGTH, so it adds to a card's score and
+# admits nothing by itself. Measured on the proxy suites (2026-12-05): tuning 1,799 -> 1,800 of
+# 2,140 (a cross-language case, none lost), blind 3,650 -> 3,653 of 4,560, cases expecting
+# nothing unchanged; at a family's strength (0.34 to 0.51) blind +4 to +6 but one or two
+# match-nothing prompts lost, and an English phrase said through a Chinese prompt's senses
+# changed nothing.
+GLOSS_COVER_QUALITY = 0.27
 # A Han concept term of at least HAN_GAP_MIN_TERM characters is also found with up to HAN_GAP_MAX
 # Han characters inside it, between two parts of two or more: Chinese puts an object or a
 # pronoun between a phrase's parts (按职责把它拆开 for 按职责拆开, 发布新流程 for 发布流程).
@@ -255,6 +264,7 @@ __all__ = [
     "FAMILY_MIN_STRENGTH",
     "FIELD_WEIGHTS",
     "FULL_COVER_QUALITY",
+    "GLOSS_COVER_QUALITY",
     "GLOSS_WEIGHT",
     "HAN_BIGRAM_WEIGHT",
     "HAN_GAP_MAX",

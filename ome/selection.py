@@ -227,13 +227,16 @@ def ignore_phrase_said(phrase: str, env: Envelope) -> list[int]:
     return phrase_in_text(unicodedata.normalize("NFKC", phrase).lower().strip(), env.text, False)
 
 
-def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[float, bool, str, bool]:
+def _phrase_quality(
+    phrase: Phrase, env: Envelope, weight: Weight, vocabulary: Vocabulary
+) -> tuple[float, bool, str, bool]:
     """How well the prompt carries one card phrase: (quality 0-1, is a strong anchor, kind, met
     only in the background).
 
     An exact occurrence of a specific phrase is the best evidence; a segment holding every unit
     of a multi-unit phrase (words in another order, synonyms through concepts) comes next; then
-    a partial cover; a lone plain word is weak.
+    a partial cover; a lone plain word is weak, and so is a Chinese phrase an English prompt says
+    through the dictionary (`_said_in_english`).
     """
     if phrase.kind == "topic":
         starts = phrase_in_text(phrase.text, env.text)
@@ -273,7 +276,10 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
             return 0.0, False, "", False
         units = phrase.parts
     if sum(1 for u in units if u in env.term_set) < 2:
-        return 0.0, False, "", False  # coverage needs two units found; most phrases stop here
+        # Coverage needs two units found; most phrases stop here.
+        if _said_in_english(phrase, env, vocabulary):
+            return params.GLOSS_COVER_QUALITY, False, "coverage", False
+        return 0.0, False, "", False
     best, full, background = 0.0, False, False
     for segment in env.segments:
         if share := _cover(phrase, units, segment.terms, weight):
@@ -290,7 +296,25 @@ def _phrase_quality(phrase: Phrase, env: Envelope, weight: Weight) -> tuple[floa
         spread = share * params.PARTIAL_COVER * params.COVERAGE_WHOLE_PROMPT_FACTOR
         if spread > best:
             best, background = spread, False
+    if best < params.GLOSS_COVER_QUALITY and _said_in_english(phrase, env, vocabulary):
+        best, background = params.GLOSS_COVER_QUALITY, False
     return best, full, "coverage", background
+
+
+def _said_in_english(phrase: Phrase, env: Envelope, vocabulary: Vocabulary) -> bool:
+    """Whether an English prompt says a Chinese phrase word for word through the dictionary:
+    each of its Chinese words has a sense the prompt says, and it has two words at least ("保养工
+    单" in "maintenance work orders"). Its English words, if any, must be said as they are."""
+    if not phrase.han or not any(u[0] < _CJK and u[0] != CONCEPT_PREFIX for u in env.term_set):
+        return False
+    words = vocabulary.word_senses(phrase.text)
+    english = [u for u in phrase.units if u[0] < _CJK and u[0] != CONCEPT_PREFIX]
+    return (
+        bool(words)
+        and len(words) + len(english) >= 2
+        and all(u in env.term_set for u in english)
+        and all(senses & env.term_set for senses in words)
+    )
 
 
 def _cover(phrase: Phrase, units: Sequence[str], present: frozenset[str], weight: Weight) -> float:
@@ -517,7 +541,9 @@ def assess_card(
     # background.
     best: tuple[float, str, Phrase | None, bool] = (0.0, "", None, False)
     for phrase in card.phrases:
-        quality, anchor, kind, background = _phrase_quality(phrase, env, weight)
+        quality, anchor, kind, background = _phrase_quality(
+            phrase, env, weight, registry.vocabulary
+        )
         factor = params.USE_WHEN_FACTOR if phrase.kind == "use_when" else 1.0
         strength = params.ANCHOR_MAX * quality * factor
         if strength > best[0]:

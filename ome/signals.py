@@ -166,6 +166,10 @@ class Vocabulary:
         """The English terms (stopwords left out) of the Chinese words of `text`."""
         return self.glossary.glosses(text, self.stopwords_zh, self.stopwords)
 
+    def word_senses(self, text: str) -> tuple[frozenset[str], ...]:
+        """The English terms of each Chinese dictionary word of `text`, in order."""
+        return self.glossary.word_senses(text, self.stopwords_zh, self.stopwords)
+
     def named(self, text: str, hits: Iterable[ConceptHit]) -> tuple[ConceptHit, ...]:
         """A lower-cased text's concept hits without those that touch a phrase using the
         concept's term in another sense (its `not_in` phrases: "roadmap review")."""

@@ -1898,6 +1898,23 @@ def test_two_chinese_words_of_one_sense_meet_through_the_dictionary(
     assert overlap_detail(row).split("cosine ")[1][4:] == through
 
 
+@pytest.mark.parametrize(
+    ("prompt", "covered"),
+    [
+        ("GrowBot: remind the gardener to water the beds", True),  # 园丁 "gardener", 浇水 "water"
+        ("GrowBot: remind the gardener about the beds", False),  # 浇水 unsaid
+    ],
+)
+def test_an_english_prompt_covers_a_chinese_phrase_through_the_dictionary(
+    data_dir: Path, prompt: str, covered: bool
+) -> None:
+    """Said word for word in English, a Chinese trigger is covered, weakly: the cover adds to
+    the score and is no family of evidence on its own."""
+    row = lone_card(data_dir, GARDEN_ZH, "园丁浇水", prompt)
+    cover = [(e["detail"], e["strength"]) for e in row["evidence"] if e["family"] == "coverage"]
+    assert cover == ([("园丁浇水", pytest.approx(0.243))] if covered else [])
+
+
 def test_chinese_no_dictionary_translates_does_not_dilute_an_english_match(
     data_dir: Path,
 ) -> None:
