@@ -97,11 +97,19 @@ class Glossary:
         """The English terms of each dictionary word of `text`'s Chinese, in order."""
         if self.path is None or not has_han(text):
             return ()
-        return tuple(
-            frozenset(terms(senses.replace(";", " "), stopwords))
-            for run in han_runs(text)
-            for senses in _run_glosses(self.path, run, stopwords_zh)
-        )
+        return _text_senses(self.path, text, stopwords_zh, stopwords)
+
+
+@lru_cache(maxsize=8192)
+def _text_senses(
+    path: Path, text: str, stopwords_zh: frozenset[str], stopwords: frozenset[str]
+) -> tuple[frozenset[str], ...]:
+    """`Glossary.word_senses`, kept: every prompt asks again for the same card phrases."""
+    return tuple(
+        frozenset(terms(senses.replace(";", " "), stopwords))
+        for run in han_runs(text)
+        for senses in _run_glosses(path, run, stopwords_zh)
+    )
 
 
 __all__ = ["Glossary", "glosses_path"]
