@@ -305,8 +305,9 @@ def _said_in_english(phrase: Phrase, env: Envelope, vocabulary: Vocabulary) -> b
     """Whether an English prompt says a Chinese phrase word for word through the dictionary:
     each of its Chinese words has a sense the prompt says, and it has two words at least ("保养工
     单" in "maintenance work orders"). Its English words, if any, must be said as they are."""
-    if not phrase.han or not any(u[0] < _CJK and u[0] != CONCEPT_PREFIX for u in env.term_set):
+    if not phrase.han:
         return False
+    # A sense is an English word: a prompt without one says none of them.
     words = vocabulary.word_senses(phrase.text)
     english = [u for u in phrase.units if u[0] < _CJK and u[0] != CONCEPT_PREFIX]
     return (
