@@ -155,8 +155,6 @@ class Envelope:
     text: str
     language: Language
     terms: tuple[str, ...]
-    term_counts: tuple[tuple[str, int], ...]
-    negated_terms: frozenset[str]
     exclusion_spans: tuple[tuple[int, int], ...]
     segments: tuple[Segment, ...]
     focus_terms: frozenset[str]  # terms of the full-weight segments: the request, no background
@@ -414,15 +412,13 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     friends = _false_friends(text, vocab)
     exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends)
     negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)
-    positive: list[str] = []
-    negated: set[str] = set()
-    for token in tokenize(original):
-        if token.term in stopwords or not token.term.strip():
-            continue
-        if _inside(token.start, exclusions):
-            negated.add(token.term)
-        else:
-            positive.append(token.term)
+    positive = [
+        token.term
+        for token in tokenize(original)
+        if token.term not in stopwords
+        and token.term.strip()
+        and not _inside(token.start, exclusions)
+    ]
     # A concept the prompt names brings the concepts it is a kind of, at the same place.
     found = vocab.named(text, matcher.find(text))
     widened = {
@@ -435,7 +431,6 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     concept_hits = [h for h in all_hits if not _inside(h.start, exclusions)]
     concept_ids = tuple(sorted({h.concept for h in concept_hits}))
     positive.extend(concept_token(c) for c in concept_ids)
-    negated -= set(positive)
 
     def span_terms(start: int, stop: int, leave_out: tuple[tuple[int, int], ...]) -> frozenset[str]:
         """The terms and concepts of text[start:stop], but those starting in `leave_out`."""
@@ -579,8 +574,6 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         text=text,
         language=language,
         terms=tuple(positive),
-        term_counts=tuple(sorted(counts.items())),
-        negated_terms=frozenset(negated),
         exclusion_spans=exclusions,
         segments=tuple(segments),
         focus_terms=frozenset(t for s in segments if s.weight == 1.0 for t in s.terms),
