@@ -28,6 +28,8 @@ _FRAME_RE = re.compile(
 # ASCII word characters that may appear inside one technical token: paths, dotted names, flags.
 _ASCII_TOKEN_RE = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$./\\:@+#-]*[A-Za-z0-9_$]|[A-Za-z0-9_$]")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+# Two capitalised words run together: a name ("GitHub") or a class ("LedgerExporter").
+_WORD_PAIR_RE = re.compile(r"([A-Z][a-z]+)([A-Z][a-z]+)")
 _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
 _HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
 _HAN_RUN_RE = re.compile(_HAN_CLASS + "+")
@@ -284,6 +286,17 @@ def tokenize(text: str) -> list[Token]:
     return [Token(*span) for span in token_spans(text)]
 
 
+def pair_words(token: Token, text: str) -> tuple[Token, ...]:
+    """The two words of a token written as two capitalised words ("LedgerExporter": ledger,
+    exporter), as parts; nothing for any other token. `tokenize` keeps such a token whole."""
+    match = _WORD_PAIR_RE.fullmatch(text, token.start, token.end)
+    if match is None:
+        return ()
+    return tuple(
+        Token(stem(match[i].lower()), match.start(i), "part", match.end(i)) for i in (1, 2)
+    )
+
+
 def terms(text: str, stopwords: frozenset[str] = frozenset()) -> list[str]:
     """The matching terms of a text, in order, without stopwords."""
     return [t.term for t in tokenize(normalize_text(text)) if t.term not in stopwords]
@@ -316,6 +329,7 @@ __all__ = [
     "is_ascii_alnum",
     "is_han",
     "normalize_text",
+    "pair_words",
     "phrase_terms",
     "stem",
     "terms",

@@ -16,7 +16,7 @@ from itertools import pairwise
 from typing import Literal
 
 from ome import params
-from ome.analysis import has_han, is_han, normalize_text, tokenize
+from ome.analysis import Token, has_han, is_han, normalize_text, pair_words, tokenize
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
@@ -402,6 +402,26 @@ def _labels(text: str, table: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[
     )
 
 
+def _prompt_tokens(text: str, matcher: ConceptMatcher) -> list[Token]:
+    """A prompt's tokens, with the two words of each identifier written as two capitalised words
+    that the lexicon does not know as a word: the class a user names ("LedgerExporter",
+    "ParcelTracker.poll") says what the prompt is about, while a name the lexicon knows ("GitHub",
+    "JavaScript") stays whole, so `github` still never yields `git`. Cards keep such tokens
+    whole: they write their words out."""
+    tokens = tokenize(text)
+    return [
+        *tokens,
+        *(
+            word
+            for token in tokens
+            if token.kind != "code"
+            and text[token.start].isupper()
+            and token.term not in matcher.word_terms
+            for word in pair_words(token, text)
+        ),
+    ]
+
+
 def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> Envelope:
     """Decompose a prompt into its task envelope."""
     vocab = registry.vocabulary
@@ -414,7 +434,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)
     positive = [
         token.term
-        for token in tokenize(original)
+        for token in _prompt_tokens(original, matcher)
         if token.term not in stopwords
         and token.term.strip()
         and not _inside(token.start, exclusions)
@@ -436,7 +456,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         """The terms and concepts of text[start:stop], but those starting in `leave_out`."""
         terms = {
             t.term
-            for t in tokenize(original[start:stop])
+            for t in _prompt_tokens(original[start:stop], matcher)
             if t.term not in stopwords and not _inside(start + t.start, leave_out)
         }
         terms |= {concept_token(h.concept) for h in concept_hits if start <= h.start < stop}

@@ -14,6 +14,8 @@ from ome.params import SHORT_FENCE_LINES
         ("alembic/versions/x.py", ["alembic/versions/x.py", "alembic", "version", "x", "py"]),
         ("git status", ["git", "status"]),
         ("github", ["github"]),
+        # Two capitalised words stay one token here (a prompt's reading splits some: envelope).
+        ("ParcelTracker", ["parceltracker"]),
         ("回滚", ["回滚"]),
         ("浏览器验收", ["浏览", "览器", "器验", "验收"]),
         ("数据库", ["数据", "数据库", "据库"]),

@@ -1264,6 +1264,29 @@ def test_a_count_in_a_background_sentence_counts_no_tasks(prompt: str, multi_tas
     assert env.multi_task is multi_task
 
 
+@pytest.mark.parametrize(
+    ("prompt", "said", "unsaid"),
+    [
+        # A class the user names says what the prompt is about, in a dotted name or alone.
+        ("Why does `LedgerExporter.flush` drop rows?", {"ledger", "exporter"}, set()),
+        ("ParcelTracker polls too often", {"parcel", "tracker"}, set()),
+        # A name the lexicon knows stays whole: `github` never yields `git`.
+        ("Research GitHub issues about retrieval", {"github"}, {"git", "hub"}),
+        # Only two capitalised words make a pair: not an acronym, not a letter and a digit.
+        ("Bump the S3 client in HTTPServer", {"s3", "httpserver"}, {"s", "http", "server"}),
+    ],
+    ids=["dotted", "alone", "known-name", "no-pair"],
+)
+def test_a_prompt_reads_a_two_word_class_name_as_its_words(
+    prompt: str, said: set[str], unsaid: set[str]
+) -> None:
+    env = envelope_of(prompt)
+    segment_terms = set().union(*(s.terms for s in env.segments))
+    for terms in (set(env.terms), segment_terms):
+        assert said <= terms
+        assert not unsaid & terms
+
+
 TIMEOUT_AND_CONSUMER_CARDS = {
     "http-timeouts": {
         "title": "Set timeouts on outbound HTTP calls",
