@@ -190,7 +190,8 @@ def _run_tokens(raw: str) -> tuple[Span, ...]:
     for part in parts:
         camel = _CAMEL_RE.findall(part)
         # lowerCamel and long PascalCase are identifiers; two-part PascalCase words are
-        # usually names (GitHub, JavaScript) and stay whole, so `github` never yields `git`.
+        # usually names (GitHub, JavaScript) and stay whole, so `github` never yields `git`
+        # (a prompt's reading adds the words of those the lexicon does not know: `pair_words`).
         split = len(camel) > 2 or (len(camel) == 2 and part[0].islower())
         pieces.extend(camel if split else [part])
     if len(pieces) <= 1 and lower.isalnum():

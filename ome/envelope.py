@@ -414,9 +414,7 @@ def _prompt_tokens(text: str, matcher: ConceptMatcher) -> list[Token]:
         *(
             word
             for token in tokens
-            if token.kind != "code"
-            and text[token.start].isupper()
-            and token.term not in matcher.word_terms
+            if text[token.start].isupper() and token.term not in matcher.word_terms
             for word in pair_words(token, text)
         ),
     ]
