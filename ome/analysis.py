@@ -118,7 +118,7 @@ def has_han(text: str) -> bool:
 def stem(word: str) -> str:
     """A light English suffix stripper, so 'deploys', 'deployed', 'deploying' meet 'deploy'.
 
-    Only inflections and the -ion nominalisation are removed, and British spellings meet
+    Only inflections and the -ion and -al nominalisations are removed, and British spellings meet
     American ones; stems shorter than three letters are never produced. Words with digits or
     non-letters are returned unchanged.
     """
@@ -144,6 +144,11 @@ def stem(word: str) -> str:
         # and "-sion" do not strip: production is not product, session is not "sess".
         if w.endswith(("ation", "etion", "ition", "ution")) and len(w) - 3 >= 4:
             w = w[:-3]
+        # So does a noun in -al made from a verb in v, w or s: "approval" meets "approve",
+        # "renewal" "renew", "proposal" "propose". After other letters -al makes no such pair
+        # ("signal" is not "sign", "portal" not "port").
+        elif w.endswith(("val", "wal", "sal")) and len(w) >= 6:
+            w = w[:-2]
     # A final e goes ("release" meets "releasing"), but not after one short syllable: "note" is
     # not the stopword "not", "plane" is not "plan", "pipe" is not "pip" (Porter's step 5a);
     # nor after -al, which would make another word of it: "locale" is not "local", "rationale"

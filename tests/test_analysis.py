@@ -62,6 +62,17 @@ def test_tokenize_terms(text: str, expected: list[str]) -> None:
         ("locales", "locale"),
         ("local", "local"),
         ("rationale", "rationale"),
+        # A noun in -al from a verb in v, w or s meets the verb; other -al words stay.
+        ("approval", "approv"),
+        ("approvals", "approv"),
+        ("approved", "approv"),
+        ("renewal", "renew"),
+        ("renewing", "renew"),
+        ("proposal", "propos"),
+        ("propose", "propos"),
+        ("signal", "signal"),
+        ("portal", "portal"),
+        ("rival", "rival"),
         # British spellings meet American ones.
         ("cancelled", "cancel"),
         ("canceled", "cancel"),
