@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ome import params
+from ome.traditional import SIMPLIFIED, TRADITIONAL
 
 # A prompt is analysed up to this many characters (after normalisation). A page of background
 # is about 5,000; 20,000 keeps a 1 MB paste within the hook's deadline.
@@ -43,7 +44,16 @@ _HAN_SPACE_RE = re.compile(
 )
 _VOWEL_GROUP_RE = re.compile(r"[aeiouy]+")
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
+_QUOTES = str.maketrans("\u2018\u2019\u201c\u201d", "''\"\"")
+
+
+@functools.cache
+def _folds() -> dict[int, int]:
+    """What `fold_chars` maps character for character: curly quotes to straight ones, and
+    Traditional Chinese characters to their usual Simplified forms (`ome.traditional`), so a
+    prompt or card written in either script meets the other, the lexicon and the gloss table,
+    which are Simplified. One character for one keeps every offset."""
+    return str.maketrans(TRADITIONAL, SIMPLIFIED) | _QUOTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +66,16 @@ class Token:
     end: int
 
 
+def fold_chars(text: str) -> str:
+    """The text with curly quotes straight and Traditional characters Simplified (`_folds`)."""
+    return text if text.isascii() else text.translate(_folds())
+
+
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms, curly quotes), drop stack frames, read a short code fence as
-    text and replace a long one by its tokens. Lower-casing is left to the caller: camelCase
-    splitting needs the case."""
-    folded = unicodedata.normalize("NFKC", text).translate(_QUOTES)
+    """NFKC-fold (full-width forms, curly quotes, Traditional characters), drop stack frames,
+    read a short code fence as text and replace a long one by its tokens. Lower-casing is left
+    to the caller: camelCase splitting needs the case."""
+    folded = fold_chars(unicodedata.normalize("NFKC", text))
     folded = _FENCE_RE.sub(_fence_text, folded)
     folded = _FRAME_RE.sub(" ", folded)
     return folded[:MAX_ANALYSED_CHARS]
@@ -329,6 +344,7 @@ __all__ = [
     "Span",
     "Token",
     "cased_token_spans",
+    "fold_chars",
     "han_chars",
     "han_runs",
     "has_han",

@@ -72,7 +72,17 @@ _MERGEABLE_INDEX_FIELDS = (
     "registry_digest",
 )
 # Modules whose code decides what a cached card record holds.
-_CODE_MODULES = ("cards", "library", "analysis", "concepts", "glosses", "index", "params", "cache")
+_CODE_MODULES = (
+    "cards",
+    "library",
+    "analysis",
+    "traditional",
+    "concepts",
+    "glosses",
+    "index",
+    "params",
+    "cache",
+)
 
 
 class CacheError(Exception):

@@ -13,7 +13,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import NamedTuple
 
-from ome.analysis import Span, cased_token_spans, has_han, is_han, normalize_text, phrase_terms
+from ome.analysis import (
+    Span,
+    cased_token_spans,
+    fold_chars,
+    has_han,
+    is_han,
+    normalize_text,
+    phrase_terms,
+)
 from ome.cards import Card
 from ome.concepts import ConceptMatcher, concept_token
 from ome.envelope import Language, absent_spans, detect_language
@@ -331,7 +339,7 @@ def index_card(
         phrases=phrases,
         ignore=tuple(ignore(text) for text in card.ignore_when),
         descriptive_units=descriptive,
-        gloss_units=vocabulary.glosses(" ".join(described)),
+        gloss_units=vocabulary.glosses(fold_chars(" ".join(described))),
         language=detect_language(f"{card.title} {card.summary}"),
     )
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ome import params
-from ome.analysis import han_runs, has_han, is_han, phrase_terms, without_han_spaces
+from ome.analysis import fold_chars, han_runs, has_han, is_han, phrase_terms, without_han_spaces
 from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
@@ -224,7 +224,8 @@ def gate_card(
 
 def ignore_phrase_said(phrase: str, env: Envelope) -> list[int]:
     """Where the prompt says an `ignore_when` phrase verbatim (the ignore gate's reading)."""
-    return phrase_in_text(unicodedata.normalize("NFKC", phrase).lower().strip(), env.text, False)
+    said = fold_chars(unicodedata.normalize("NFKC", phrase)).lower().strip()
+    return phrase_in_text(said, env.text, False)
 
 
 def _phrase_quality(

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
-from ome.analysis import is_ascii_alnum, stem
+from ome.analysis import fold_chars, is_ascii_alnum, stem
 from ome.concepts import CONCEPT_PREFIX, ConceptHit, ConceptMatcher, build_concept_matcher
 from ome.errors import RegistryError
 from ome.glosses import Glossary, glosses_path
@@ -47,7 +47,6 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+")
 # only before a space (not in "schema.sql" or "3.12").
 _SENTENCE_END = re.compile(r"[!?。！？\n]|\.(?=\s)")
 # NFKC keeps typographic quotes; prompts pasted from chat apps use them for "don't".
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,8 +304,9 @@ class Detection:
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms), straighten quotes, lower-case: what detection expects."""
-    return unicodedata.normalize("NFKC", text).translate(_QUOTES).lower()
+    """NFKC-fold (full-width forms), straighten quotes, Simplify Traditional characters
+    (`fold_chars`), lower-case: what detection expects."""
+    return fold_chars(unicodedata.normalize("NFKC", text)).lower()
 
 
 def _touches(before: str, first: str) -> bool:

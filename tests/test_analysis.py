@@ -112,6 +112,22 @@ def test_a_short_fence_of_output_is_read_as_text() -> None:
     assert "address already in use" not in normalize_text(f"```\n{error * 40}```\nwhat now?")
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("請幫我回滾遷移", "请帮我回滚迁移"),
+        ("强制推送", "强制推送"),
+        # A character Simplified text writes too stays as it is.
+        ("彷彿", "彷佛"),
+        ("“quoted” ‘text’", "\"quoted\" 'text'"),
+    ],
+    ids=["traditional", "simplified", "shared", "quotes"],
+)
+def test_normalize_text_folds_traditional_characters_and_quotes(text: str, expected: str) -> None:
+    """One character for one: every offset into the prompt stays where it was."""
+    assert normalize_text(text) == expected
+
+
 def test_stack_frames_are_dropped() -> None:
     prompt = 'Traceback:\n  File "/srv/app/main.py", line 3, in run\nValueError: bad'
     assert "line 3" not in normalize_text(prompt)

@@ -1287,6 +1287,45 @@ def test_a_prompt_reads_a_two_word_class_name_as_its_words(
         assert not unsaid & terms
 
 
+# Cards whose phrases share no character between the scripts: 凭证轮换 is 憑證輪換, 读写分离 is
+# 讀寫分離, 开发环境 is 開發環境.
+SCRIPT_CARDS = {
+    "credential-rotation": {
+        "title": "凭证轮换要先发新凭证再撤旧凭证",
+        "summary": "轮换时新旧凭证并存一段时间，所有服务切到新凭证以后再撤销旧的。",
+        "criteria": {"use_when": ["凭证轮换"], "ignore_when": []},
+        "recall": {"triggers": ["凭证轮换"]},
+    },
+    "read-write-split": {
+        "title": "讀寫分離後注意主從延遲",
+        "summary": "寫入後立刻讀取要走主庫，否則會讀到從庫的舊數據。",
+        "criteria": {"use_when": ["讀寫分離"], "ignore_when": ["開發環境"]},
+        "recall": {"triggers": ["讀寫分離"]},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("幫我安排一次憑證輪換。", ["credential-rotation"]),
+        ("帮我给订单库做读写分离。", ["read-write-split"]),
+    ],
+    ids=["traditional-prompt", "traditional-card"],
+)
+def test_traditional_and_simplified_chinese_meet(
+    data_dir: Path, prompt: str, expected: list[str]
+) -> None:
+    write_library(data_dir, SCRIPT_CARDS)
+    assert recall_ids(data_dir, prompt) == expected
+
+
+def test_an_ignore_phrase_in_traditional_rejects_a_simplified_prompt(data_dir: Path) -> None:
+    write_library(data_dir, SCRIPT_CARDS)
+    rows = candidate_rows(data_dir, "帮我在开发环境里给订单库做读写分离。")
+    assert rows["read-write-split"]["rejection"] == "ignore_rule"
+
+
 TIMEOUT_AND_CONSUMER_CARDS = {
     "http-timeouts": {
         "title": "Set timeouts on outbound HTTP calls",
