@@ -1320,6 +1320,16 @@ def test_traditional_and_simplified_chinese_meet(
     assert recall_ids(data_dir, prompt) == expected
 
 
+@pytest.mark.parametrize(
+    ("prompt", "concept"),
+    [("詳情頁快取還是舊的。", "cache"), ("伺服器的記憶體快滿了。", "memory")],
+    ids=["cache", "memory"],
+)
+def test_taiwan_usage_names_the_lexicon_concepts(prompt: str, concept: str) -> None:
+    """Taiwan's words (快取 for 缓存, 記憶體 for 内存) are terms of the mainland word's concept."""
+    assert concept in envelope_of(prompt).concepts
+
+
 def test_an_ignore_phrase_in_traditional_rejects_a_simplified_prompt(data_dir: Path) -> None:
     write_library(data_dir, SCRIPT_CARDS)
     rows = candidate_rows(data_dir, "帮我在开发环境里给订单库做读写分离。")
