@@ -46,7 +46,6 @@ _ASCII_WORD = re.compile(r"[a-z0-9]+")
 # Where a sentence ends: a near-composition does not reach across one. A dot ends a sentence
 # only before a space (not in "schema.sql" or "3.12").
 _SENTENCE_END = re.compile(r"[!?。！？\n]|\.(?=\s)")
-# NFKC keeps typographic quotes; prompts pasted from chat apps use them for "don't".
 
 
 @dataclass(frozen=True, slots=True)
@@ -304,8 +303,8 @@ class Detection:
 
 
 def normalize_text(text: str) -> str:
-    """NFKC-fold (full-width forms), straighten quotes, Simplify Traditional characters
-    (`fold_chars`), lower-case: what detection expects."""
+    """NFKC-fold (full-width forms; NFKC keeps curly quotes), then `fold_chars` (straight quotes,
+    Simplified characters) and lower-case: what detection expects."""
     return fold_chars(unicodedata.normalize("NFKC", text)).lower()
 
 
