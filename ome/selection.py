@@ -8,17 +8,16 @@ from __future__ import annotations
 
 import fnmatch
 import math
-import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from ome import params
-from ome.analysis import fold_chars, han_runs, has_han, is_han, phrase_terms, without_han_spaces
+from ome.analysis import han_runs, has_han, is_han, phrase_terms, without_han_spaces
 from ome.concepts import CONCEPT_PREFIX
 from ome.envelope import Envelope
 from ome.index import IndexedCard, Phrase
 from ome.scoring import coverage, noisy_or
-from ome.signals import Registry, Signal, Vocabulary
+from ome.signals import Registry, Signal, Vocabulary, normalize_text
 from ome.similarity import overlap
 
 # Reason codes (stable; scripts read them).
@@ -223,9 +222,9 @@ def gate_card(
 
 
 def ignore_phrase_said(phrase: str, env: Envelope) -> list[int]:
-    """Where the prompt says an `ignore_when` phrase verbatim (the ignore gate's reading)."""
-    said = fold_chars(unicodedata.normalize("NFKC", phrase)).lower().strip()
-    return phrase_in_text(said, env.text, False)
+    """Where the prompt says an `ignore_when` phrase verbatim (the ignore gate's reading), the
+    phrase read as the signal detector reads text (`signals.normalize_text`)."""
+    return phrase_in_text(normalize_text(phrase).strip(), env.text, False)
 
 
 def _phrase_quality(
