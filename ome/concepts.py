@@ -6,14 +6,17 @@ Both sides are matched by the same matcher, built once from the registry's lexic
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ome.analysis import (
     Span,
     is_ascii_alnum,
     is_han,
     normalize_text,
+    stem,
     token_spans,
     tokenize,
     without_han_spaces,
@@ -21,6 +24,31 @@ from ome.analysis import (
 from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 
 CONCEPT_PREFIX = "§"
+# Counts as figures write them. English: 1,200,000, 1.2 or 120, with a magnitude (120M, 1.2
+# billion), then up to two words before the unit ("40M existing rows", "an 80M-row table").
+# Chinese: Arabic digits and Chinese numerals (八千, 两, 3 千), 万 or 亿 (多 "and more" beside
+# them), then the unit.
+_ENGLISH_FIGURE = re.compile(
+    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|mm|m|bn|b|thousand|million|billion)?\b"
+    r"((?:[\s-]+[a-z]+){1,3})"
+)
+_ENGLISH_MAGNITUDES = {
+    "k": 1e3,
+    "thousand": 1e3,
+    "m": 1e6,
+    "mm": 1e6,
+    "million": 1e6,
+    "b": 1e9,
+    "bn": 1e9,
+    "billion": 1e9,
+}
+_HAN_FIGURE = (
+    r"(\d+(?:\.\d+)?)?\s*([零〇一二两三四五六七八九十百千]*)\s*多?\s*(万亿|万|亿)?\s*多?\s*"
+)
+_DIGIT = re.compile(r"\d")
+_WORD = re.compile(r"[a-z]+")
+_HAN_DIGITS = {c: float(i) for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0.0, "两": 2.0}
+_HAN_MULTIPLIERS = {"十": 10.0, "百": 100.0, "千": 1e3, "万": 1e4, "亿": 1e8, "万亿": 1e12}
 # One first term's sequences: concepts of the term alone, then (length, sequence -> concepts).
 _WordTable = tuple[tuple[str, ...], tuple[tuple[int, dict[tuple[str, ...], tuple[str, ...]]], ...]]
 
@@ -32,6 +60,42 @@ class ConceptHit:
     concept: str
     start: int
     end: int
+
+
+@dataclass(frozen=True, slots=True)
+class CountRule:
+    """A concept that a count in figures names: at least `at_least` of one of `units` ("120M
+    rows" and 八千万行 are a large table, whatever the figure). English units are words, matched
+    stemmed; `not_units` are longer Chinese readings of a unit that count something else (行代码:
+    lines of code, not rows)."""
+
+    at_least: int
+    units: tuple[str, ...]
+    not_units: tuple[str, ...] = ()
+
+
+class _CountReader(NamedTuple):
+    concept: str
+    at_least: int
+    words: frozenset[str]  # English units, stemmed
+    han_units: tuple[str, ...]  # Chinese units, longest first
+    not_units: tuple[str, ...]
+    han_figure: re.Pattern[str]  # a Chinese figure and one of the Chinese units
+
+
+def _han_number(digits: str | None, numerals: str) -> float:
+    """The value of Arabic digits followed by Chinese numerals: "八千" 8000, "3千" 3000, "十二"
+    12, "两" 2; nothing at all is one (亿 alone is one 亿)."""
+    total, number = 0.0, float(digits) if digits else 0.0
+    for char in numerals:
+        if char in _HAN_DIGITS:
+            number = _HAN_DIGITS[char]
+        else:
+            total += (number or 1.0) * _HAN_MULTIPLIERS[char]
+            number = 0.0
+    if not digits and not numerals:
+        return 1.0
+    return total + number
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +111,7 @@ class ConceptMatcher:
     han_infixes: str = ""  # single characters a Han term may hold inside it in a text
     han_joiners: str = ""  # single characters that join two things: never inside a gapped term
     word_infixes: frozenset[str] = frozenset()  # words (as terms) a word term may hold inside it
+    counts: tuple[tuple[str, CountRule], ...] = ()  # (concept id, the counts that name it)
     # han_terms by their first non-ASCII character (a text holding a term holds that
     # character): only terms keyed by a character of the text are searched for, and ASCII
     # text not at all ("cpu 占用" is keyed by "占", not by the "c" of every English word).
@@ -60,6 +125,11 @@ class ConceptMatcher:
     _word_tables: dict[str, _WordTable] = field(init=False, repr=False, compare=False, hash=False)
     # Han terms long enough to be found with a gap, by their first two characters.
     _gapped: dict[str, tuple[tuple[str, str], ...]] = field(
+        init=False, repr=False, compare=False, hash=False
+    )
+    # The count rules as read: per rule its concept, its bar, its English units stemmed, its
+    # Chinese units and the pattern of a Chinese figure followed by one of them.
+    _count_rules: tuple[_CountReader, ...] = field(
         init=False, repr=False, compare=False, hash=False
     )
 
@@ -82,6 +152,13 @@ class ConceptMatcher:
         )
         object.__setattr__(self, "_ascii_han_terms", ascii_terms)
         object.__setattr__(self, "_word_tables", {})
+        rules = []
+        for concept, rule in self.counts:
+            han = tuple(sorted((u for u in rule.units if is_han(u[0])), key=lambda u: (-len(u), u)))
+            words = frozenset(stem(u) for u in rule.units if not is_han(u[0]))
+            pattern = re.compile(_HAN_FIGURE + "(" + "|".join(map(re.escape, han)) + ")")
+            rules.append(_CountReader(concept, rule.at_least, words, han, rule.not_units, pattern))
+        object.__setattr__(self, "_count_rules", tuple(rules))
 
     def _word_table(self, first: str) -> _WordTable:
         single: list[str] = []
@@ -98,9 +175,41 @@ class ConceptMatcher:
 
     def find(self, text: str) -> tuple[ConceptHit, ...]:
         """Concepts occurring in an NFKC lower-cased text, sorted by position then id."""
-        hits = set(self.han_hits(text))
+        hits = set(self.text_hits(text))
         hits.update(self.word_hits(token_spans(text)))
         return tuple(ConceptHit(concept, start, end) for start, concept, end in sorted(hits))
+
+    def text_hits(self, text: str) -> list[tuple[int, str, int]]:
+        """(start, concept, end) of what is read from a text's characters rather than its word
+        tokens: Han terms and counts."""
+        hits = self.han_hits(text)
+        if self._count_rules:
+            hits.extend(self._count_hits(text))
+        return hits
+
+    def _count_hits(self, text: str) -> list[tuple[int, str, int]]:
+        """Counts in figures of at least a rule's bar of one of its units."""
+        hits: list[tuple[int, str, int]] = []
+        figures = _DIGIT.search(text) is not None
+        for rule in self._count_rules:
+            if rule.words and figures:
+                for m in _ENGLISH_FIGURE.finditer(text):
+                    value = float(m[1].replace(",", "")) * _ENGLISH_MAGNITUDES.get(m[2] or "", 1.0)
+                    if value < rule.at_least:
+                        continue
+                    for word in _WORD.finditer(text, m.start(3), m.end(3)):
+                        if stem(word[0]) in rule.words:
+                            hits.append((m.start(), rule.concept, word.end()))
+                            break
+            if rule.han_units and any(u in text for u in rule.han_units):
+                for m in rule.han_figure.finditer(text):
+                    said = [g for g in (1, 2, 3) if m[g]]
+                    if not said or any(text.startswith(u, m.start(4)) for u in rule.not_units):
+                        continue
+                    value = _han_number(m[1], m[2]) * _HAN_MULTIPLIERS.get(m[3] or "", 1.0)
+                    if value >= rule.at_least:
+                        hits.append((m.start(said[0]), rule.concept, m.end()))
+        return hits
 
     def han_hits(self, text: str) -> list[tuple[int, str, int]]:
         """(start, concept, end) of every Han surface term in the text, as `find` sees them:
@@ -254,9 +363,10 @@ def build_concept_matcher(
     han_infixes: Iterable[str] = (),
     han_joiners: Iterable[str] = (),
     word_infixes: Iterable[str] = (),
+    counts: Iterable[tuple[str, CountRule]] = (),
 ) -> ConceptMatcher:
-    """Compile (concept id, surface terms) pairs, the infix and joiner characters and the infix
-    words into a matcher."""
+    """Compile (concept id, surface terms) pairs, the infix and joiner characters, the infix
+    words and (concept id, count rule) pairs into a matcher."""
     han: dict[str, str] = {}
     words: dict[str, set[tuple[tuple[str, ...], str]]] = {}
     for concept, surfaces in concepts:
@@ -272,6 +382,7 @@ def build_concept_matcher(
         han_infixes="".join(sorted(set(han_infixes))),
         han_joiners="".join(sorted(set(han_joiners))),
         word_infixes=frozenset(t.term for w in word_infixes for t in tokenize(w)),
+        counts=tuple(sorted(counts, key=lambda pair: pair[0])),
     )
 
 
@@ -284,6 +395,7 @@ __all__ = [
     "CONCEPT_PREFIX",
     "ConceptHit",
     "ConceptMatcher",
+    "CountRule",
     "build_concept_matcher",
     "concept_token",
     "matched_form",

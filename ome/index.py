@@ -132,7 +132,7 @@ def _analyse(text: str, matcher: ConceptMatcher) -> _Analysed:
     original = normalize_text(text)
     lower = original.lower()
     spans, lower_spans = cased_token_spans(original)
-    hits = set(matcher.han_hits(lower))
+    hits = set(matcher.text_hits(lower))
     hits.update(matcher.word_hits(lower_spans))
     return _Analysed(original, lower, spans, lower_spans, sorted(hits))
 
@@ -187,7 +187,7 @@ def _field(
         if joined != FIELD_JOIN.join(t.original for t in texts) or joined.lower() != lower:
             return None
         # No token crosses the separator, but a word sequence may run on into the next text.
-        concepts = {concept for _, concept, _ in matcher.han_hits(lower)}
+        concepts = {concept for _, concept, _ in matcher.text_hits(lower)}
         concepts.update(
             concept for _, concept, _ in matcher.word_hits(s for t in texts for s in t.lower_spans)
         )

@@ -87,7 +87,8 @@ CUE_KEYS = (
 TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners", "word_infixes"})
-CONCEPT_KEYS = frozenset({"id", "terms", "broader", "not_in"})
+CONCEPT_KEYS = frozenset({"id", "terms", "broader", "not_in", "counts"})
+COUNT_KEYS = frozenset({"at_least", "units", "not_units"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -538,6 +539,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     concepts: dict[str, list[str]] = {}
     broader: dict[str, list[str]] = {}
     not_in: dict[str, list[str]] = {}
+    counts: dict[str, dict[str, Any]] = {}
     # term as matched -> (concept, term as written)
     owner: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}
     for item in raw:
@@ -570,6 +572,8 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             _false_friend(item_check, phrase, terms)
             for phrase in item_check.strings(entry.get("not_in", []), "`not_in`")
         ]
+        if "counts" in entry:
+            counts[concept_id] = _count_rule(item_check, entry["counts"])
     closure = _broader_closure(path, broader)
     return [
         {
@@ -577,9 +581,37 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             "terms": concepts[key],
             **({"broader": closure[key]} if closure[key] else {}),
             **({"not_in": not_in[key]} if not_in[key] else {}),
+            **({"counts": counts[key]} if key in counts else {}),
         }
         for key in sorted(concepts)
     ]
+
+
+def _count_rule(check: _Checker, value: object) -> dict[str, Any]:
+    """A concept's `counts`: a whole number of one or more, the units counted (English words or
+    Chinese), and longer Chinese readings of a unit that count something else."""
+    rule = check.mapping(value, "`counts`", COUNT_KEYS)
+    at_least = rule.get("at_least")
+    if isinstance(at_least, bool) or not isinstance(at_least, int) or at_least < 1:
+        raise check.fail("`counts.at_least` must be a whole number of one or more")
+    units = check.strings(rule.get("units"), "`counts.units`")
+    if not units:
+        raise check.fail("`counts.units` must name at least one unit (rows, 行)")
+    for unit in units:
+        if not (_one_english_word(unit) or all(is_han(c) for c in unit)):
+            raise check.fail(f"`counts.units`: {unit!r} is neither one English word nor Chinese")
+    han_units = [u for u in units if is_han(u[0])]
+    not_units = check.strings(rule.get("not_units", []), "`counts.not_units`")
+    for reading in not_units:
+        if not any(reading.startswith(u) and reading != u for u in han_units):
+            raise check.fail(
+                f"`counts.not_units`: {reading!r} does not begin with a Chinese unit and go on"
+            )
+    return {
+        "at_least": at_least,
+        "units": sorted(units),
+        **({"not_units": sorted(not_units)} if not_units else {}),
+    }
 
 
 def _false_friend(check: _Checker, phrase: str, terms: Sequence[str]) -> str:

@@ -18,7 +18,13 @@ from functools import lru_cache
 from typing import Any, Literal, cast
 
 from ome.analysis import fold_chars, is_ascii_alnum, stem
-from ome.concepts import CONCEPT_PREFIX, ConceptHit, ConceptMatcher, build_concept_matcher
+from ome.concepts import (
+    CONCEPT_PREFIX,
+    ConceptHit,
+    ConceptMatcher,
+    CountRule,
+    build_concept_matcher,
+)
 from ome.errors import RegistryError
 from ome.glosses import Glossary, glosses_path
 
@@ -98,6 +104,8 @@ class Concept:
     # Phrases that hold one of its terms in another sense ("roadmap review" is no code review,
     # "branch office" no git branch): inside them the prompt does not name this concept.
     not_in: tuple[str, ...] = ()
+    # The counts in figures that name it too ("120M rows" is a large table), if any.
+    counts: CountRule | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,6 +198,7 @@ class Vocabulary:
             self.han_infixes,
             self.han_joiners,
             self.word_infixes,
+            ((c.id, c.counts) for c in self.concepts if c.counts),
         )
 
 
@@ -581,6 +590,15 @@ def _strings(value: object) -> tuple[str, ...]:
     return tuple(str(item) for item in cast(Sequence[object], value or ()))
 
 
+def _count_rule(value: object) -> CountRule | None:
+    if not value:
+        return None
+    rule = cast(Mapping[str, Any], value)
+    return CountRule(
+        int(rule["at_least"]), _strings(rule["units"]), _strings(rule.get("not_units"))
+    )
+
+
 def _labelled(value: object) -> tuple[tuple[str, tuple[str, ...]], ...]:
     mapping = cast(Mapping[str, object], value or {})
     return tuple((label, _strings(mapping[label])) for label in sorted(mapping))
@@ -655,6 +673,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
                 terms=_strings(item["terms"]),
                 broader=_strings(item.get("broader")),
                 not_in=_strings(item.get("not_in")),
+                counts=_count_rule(item.get("counts")),
             )
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),

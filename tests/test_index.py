@@ -145,6 +145,7 @@ def reference_without_han_spaces(text: str) -> tuple[str, list[int]]:
 
 
 def reference_find(matcher: ConceptMatcher, text: str) -> tuple[ConceptHit, ...]:
+    # Terms only: counts in figures ("380M rows") have their own table in test_registry.py.
     # Han terms are kept, and sought, without the spaces that part CJK from other characters.
     compact, kept = reference_without_han_spaces(text)
     hits = {

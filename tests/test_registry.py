@@ -14,8 +14,10 @@ from click.testing import CliRunner
 
 from ome.cache import SHIPPED_MATCHER_FILE
 from ome.cli.signals import signals_group
+from ome.concepts import concept_token
 from ome.envelope import build_envelope
 from ome.errors import RegistryError
+from ome.index import analyse_units
 from ome.registry import (
     REGISTRY_FILE,
     build_bundled_registry,
@@ -33,6 +35,14 @@ from ome.signals import detect_signals, normalize_text, registry_from_data
 
 SIGNALS_DIR = resource_dir("signals")
 REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+def _with_lexicon(tmp_path: Path, lexicon: str) -> Path:
+    """A copy of the bundled vocabulary whose lexicon.yaml is `lexicon`."""
+    vocabulary = tmp_path / "vocabulary"
+    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
+    _write(vocabulary / "lexicon.yaml", lexicon)
+    return vocabulary
 
 
 def _write(path: Path, text: str) -> Path:
@@ -298,9 +308,7 @@ def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path)
     ids=["two-concepts", "spaced-twice", "spaced-in-two-concepts", "inflected-in-two-concepts"],
 )
 def test_lexicon_terms_belong_to_one_concept(tmp_path: Path, concepts: str, error: str) -> None:
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(vocabulary / "lexicon.yaml", "concepts:\n" + concepts)
+    vocabulary = _with_lexicon(tmp_path, "concepts:\n" + concepts)
     with pytest.raises(RegistryError, match=error):
         compile_registry([], vocabulary)
 
@@ -328,19 +336,15 @@ def test_lexicon_terms_belong_to_one_concept(tmp_path: Path, concepts: str, erro
 def test_concept_links_name_known_concepts_without_loops(
     tmp_path: Path, concepts: str, error: str
 ) -> None:
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(vocabulary / "lexicon.yaml", "concepts:\n" + concepts)
+    vocabulary = _with_lexicon(tmp_path, "concepts:\n" + concepts)
     with pytest.raises(RegistryError, match=error):
         compile_registry([], vocabulary)
 
 
 def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
     """A kind of a kind of a thing is a kind of that thing; a concept without links has none."""
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(
-        vocabulary / "lexicon.yaml",
+    vocabulary = _with_lexicon(
+        tmp_path,
         "concepts:\n"
         "  - {id: rsa_key, terms: [rsa key, rsa 密钥], broader: [private_key]}\n"
         "  - {id: private_key, terms: [private key, 私钥], broader: [secret]}\n"
@@ -355,10 +359,8 @@ def test_broader_links_are_followed_to_the_end(tmp_path: Path) -> None:
 def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> None:
     """A roadmap review uses the word of code review in another sense: inside it, and in a term
     overlapping it, the prompt names no code review; elsewhere in the same prompt it still does."""
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(
-        vocabulary / "lexicon.yaml",
+    vocabulary = _with_lexicon(
+        tmp_path,
         "concepts:\n"
         "  - {id: code_review, terms: [review, review meeting, 代码评审],\n"
         "     not_in: [Roadmap Review]}\n"
@@ -384,6 +386,78 @@ def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> Non
     assert build_envelope("Review my diff.", registry, matcher).concepts == ("code_review",)
 
 
+COUNTED = (
+    "concepts:\n"
+    "  - {id: big_table, terms: [big table, 大表],\n"
+    "     counts: {at_least: 1000000, units: [row, record, 行, 条], not_units: [行代码]}}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "counted"),
+    [
+        ("Alter the 380M rows of events", "380m rows"),
+        ("an 80M-row table", "80m-row"),
+        ("about 1.2 billion records", "1.2 billion records"),
+        ("2,000,000 existing rows", "2,000,000 existing rows"),
+        ("orders 表有 3 亿行", "3 亿行"),
+        ("一共八千万行，要补上", "八千万行"),
+        ("两亿多条", "两亿多条"),
+        ("1200 万条事件", "1200 万条"),
+        ("300k rows", None),  # under the bar
+        ("30 万条客户记录", None),
+        ("3 million users", None),  # not a unit of the rule
+        ("仓库有 200 万行代码", None),  # lines of code, not rows
+        ("rows: 5000000", None),  # the figure comes after its unit
+    ],
+)
+def test_a_count_in_figures_names_its_concept(
+    tmp_path: Path, text: str, counted: str | None
+) -> None:
+    vocabulary = _with_lexicon(tmp_path, COUNTED)
+    data = compile_registry([], vocabulary)
+    (concept,) = data["vocabulary"]["concepts"]
+    assert concept["counts"] == {
+        "at_least": 1000000,
+        "units": ["record", "row", "条", "行"],
+        "not_units": ["行代码"],
+    }
+    matcher = registry_from_data(data).vocabulary.concept_matcher()
+    lower = normalize_text(text).lower()
+    found = [lower[h.start : h.end] for h in matcher.find(lower) if h.concept == "big_table"]
+    assert found == ([counted] if counted else [])
+
+
+@pytest.mark.parametrize(
+    ("counts", "error"),
+    [
+        ("{at_least: 0, units: [row]}", "must be a whole number of one or more"),
+        ("{at_least: many, units: [row]}", "must be a whole number of one or more"),
+        ("{at_least: 10, units: []}", "must name at least one unit"),
+        ("{at_least: 10, units: [table rows]}", "is neither one English word nor Chinese"),
+        ("{at_least: 10, units: [行], not_units: [代码行]}", "does not begin with a Chinese unit"),
+        ("{at_least: 10, units: [row], size: 3}", "size"),
+    ],
+    ids=["zero", "word", "no-unit", "two-words", "not-unit", "unknown-key"],
+)
+def test_a_concepts_counts_are_checked(tmp_path: Path, counts: str, error: str) -> None:
+    vocabulary = _with_lexicon(
+        tmp_path, f"concepts:\n  - {{id: a, terms: [undo, 撤销], counts: {counts}}}\n"
+    )
+    with pytest.raises(RegistryError, match=error):
+        compile_registry([], vocabulary)
+
+
+@pytest.mark.parametrize("text", ["a 380M-row table", "表里有九千万行", "两亿条数据"])
+def test_the_bundled_lexicon_counts_large_tables_in_prompts_and_cards(text: str) -> None:
+    """A count the lexicon spells out nowhere names the large table, on both sides."""
+    vocabulary = load_registry().vocabulary
+    matcher = vocabulary.concept_matcher()
+    assert "large_table" in matcher.concepts(normalize_text(text).lower())
+    units = analyse_units(text, matcher, vocabulary.stopwords)
+    assert concept_token("large_table") in units
+
+
 @pytest.mark.parametrize(
     ("key", "infix", "message"),
     [
@@ -401,11 +475,8 @@ def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> Non
 def test_lexicon_infixes_are_single_items(
     tmp_path: Path, key: str, infix: str, message: str
 ) -> None:
-    vocabulary = tmp_path / "vocabulary"
-    shutil.copytree(SIGNALS_DIR / "vocabulary", vocabulary)
-    _write(
-        vocabulary / "lexicon.yaml",
-        f"{key}: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n",
+    vocabulary = _with_lexicon(
+        tmp_path, f"{key}: [{infix}]\nconcepts:\n  - {{id: a, terms: [undo, 撤销]}}\n"
     )
     with pytest.raises(RegistryError, match=message):
         compile_registry([], vocabulary)
