@@ -24,14 +24,14 @@ from ome.analysis import (
 from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 
 CONCEPT_PREFIX = "§"
-# Counts as figures write them. English: 1,200,000, 1.2 or 120, with a magnitude (120M, 1.2
-# billion), then up to two words before the unit ("40M existing rows", "an 80M-row table").
-# Chinese: Arabic digits and Chinese numerals (八千, 两, 3 千), 万 or 亿 (多 "and more" beside
-# them), then the unit.
-_ENGLISH_FIGURE = re.compile(
-    r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|mm|m|bn|b|thousand|million|billion)?\b"
-    r"((?:[\s-]+[a-z]+){1,3})"
-)
+# Figures as counts are written. English: 1,200,000, 1.2 or 120, with a magnitude (120M, 1.2
+# billion). Chinese: Arabic digits and Chinese numerals (八千, 两, 3 千), 万 or 亿 (多 "and more"
+# beside them).
+_ENGLISH_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|mm|m|bn|b|thousand|million|billion)?\b"
+# A figure and up to three words, the last of which may be the unit ("40M existing rows", "an
+# 80M-row table"); a word and the figure after it ("page 5000", "offset=99980").
+_FIGURE_THEN_WORDS = re.compile(r"(?<![\w.])" + _ENGLISH_NUMBER + r"((?:[\s-]+[a-z]+){1,3})")
+_WORD_THEN_FIGURE = re.compile(r"\b([a-z]+)[\s=:]*" + _ENGLISH_NUMBER)
 _ENGLISH_MAGNITUDES = {
     "k": 1e3,
     "thousand": 1e3,
@@ -62,25 +62,59 @@ class ConceptHit:
     end: int
 
 
+COUNT_SLOT = "#"  # where the figure goes in a count template ("# row", "page #", "第#页")
+
+
 @dataclass(frozen=True, slots=True)
 class CountRule:
-    """A concept that a count in figures names: at least `at_least` of one of `units` ("120M
-    rows" and 八千万行 are a large table, whatever the figure). English units are words, matched
-    stemmed; `not_units` are longer Chinese readings of a unit that count something else (行代码:
-    lines of code, not rows)."""
+    """Counts in figures that name a concept: at least `at_least`, said as one of `templates`
+    ("# row" and "#行" name a large table in "120M rows" and 八千万行; "page #" and "第#页" deep
+    pagination in "page 5000"). An English template is one word before or after the figure,
+    matched stemmed (a figure may have two more words before its unit: "40M existing rows"); a
+    Chinese template is Chinese text around it. `not_templates` are longer Chinese readings of
+    a template that count something else ("#行代码": lines of code, not rows)."""
 
     at_least: int
-    units: tuple[str, ...]
-    not_units: tuple[str, ...] = ()
+    templates: tuple[str, ...]
+    not_templates: tuple[str, ...] = ()
+
+
+class _HanTemplate(NamedTuple):
+    prefix: str
+    needle: str  # the template's suffix, else its prefix: a text without it holds no match
+    pattern: re.Pattern[str]  # the prefix, a Chinese figure (groups 1-3), the suffix
+    not_after: tuple[str, ...]  # what continues a match into one of the rule's not_templates
 
 
 class _CountReader(NamedTuple):
     concept: str
     at_least: int
-    words: frozenset[str]  # English units, stemmed
-    han_units: tuple[str, ...]  # Chinese units, longest first
-    not_units: tuple[str, ...]
-    han_figure: re.Pattern[str]  # a Chinese figure and one of the Chinese units
+    after: frozenset[str]  # stems of the words said after the figure ("# row")
+    before: frozenset[str]  # stems of the words said before it ("page #")
+    han: tuple[_HanTemplate, ...]
+
+
+def _count_reader(concept: str, rule: CountRule) -> _CountReader:
+    after: set[str] = set()
+    before: set[str] = set()
+    han: list[_HanTemplate] = []
+    for template in rule.templates:
+        prefix, _, suffix = (part.strip() for part in template.partition(COUNT_SLOT))
+        if not any(is_han(c) for c in template):
+            (after if suffix else before).add(stem(suffix or prefix))
+            continue
+        not_after = tuple(
+            other[len(prefix) + 1 + len(suffix) :]
+            for other in rule.not_templates
+            if other.startswith(prefix + COUNT_SLOT + suffix)
+        )
+        pattern = re.compile(re.escape(prefix) + r"\s*" + _HAN_FIGURE + re.escape(suffix))
+        han.append(_HanTemplate(prefix, suffix or prefix, pattern, not_after))
+    return _CountReader(concept, rule.at_least, frozenset(after), frozenset(before), tuple(han))
+
+
+def _english_value(number: str, magnitude: str | None) -> float:
+    return float(number.replace(",", "")) * _ENGLISH_MAGNITUDES.get(magnitude or "", 1.0)
 
 
 def _han_number(digits: str | None, numerals: str) -> float:
@@ -152,13 +186,8 @@ class ConceptMatcher:
         )
         object.__setattr__(self, "_ascii_han_terms", ascii_terms)
         object.__setattr__(self, "_word_tables", {})
-        rules = []
-        for concept, rule in self.counts:
-            han = tuple(sorted((u for u in rule.units if is_han(u[0])), key=lambda u: (-len(u), u)))
-            words = frozenset(stem(u) for u in rule.units if not is_han(u[0]))
-            pattern = re.compile(_HAN_FIGURE + "(" + "|".join(map(re.escape, han)) + ")")
-            rules.append(_CountReader(concept, rule.at_least, words, han, rule.not_units, pattern))
-        object.__setattr__(self, "_count_rules", tuple(rules))
+        rules = tuple(_count_reader(concept, rule) for concept, rule in self.counts)
+        object.__setattr__(self, "_count_rules", rules)
 
     def _word_table(self, first: str) -> _WordTable:
         single: list[str] = []
@@ -188,27 +217,38 @@ class ConceptMatcher:
         return hits
 
     def _count_hits(self, text: str) -> list[tuple[int, str, int]]:
-        """Counts in figures of at least a rule's bar of one of its units."""
+        """Counts in figures said as one of a rule's templates and reaching its bar."""
         hits: list[tuple[int, str, int]] = []
         figures = _DIGIT.search(text) is not None
         for rule in self._count_rules:
-            if rule.words and figures:
-                for m in _ENGLISH_FIGURE.finditer(text):
-                    value = float(m[1].replace(",", "")) * _ENGLISH_MAGNITUDES.get(m[2] or "", 1.0)
-                    if value < rule.at_least:
-                        continue
-                    for word in _WORD.finditer(text, m.start(3), m.end(3)):
-                        if stem(word[0]) in rule.words:
+            if rule.after and figures:
+                for m in _FIGURE_THEN_WORDS.finditer(text):
+                    if _english_value(m[1], m[2]) >= rule.at_least:
+                        word = next(
+                            (
+                                w
+                                for w in _WORD.finditer(text, m.start(3), m.end(3))
+                                if stem(w[0]) in rule.after
+                            ),
+                            None,
+                        )
+                        if word is not None:
                             hits.append((m.start(), rule.concept, word.end()))
-                            break
-            if rule.han_units and any(u in text for u in rule.han_units):
-                for m in rule.han_figure.finditer(text):
+            if rule.before and figures:
+                for m in _WORD_THEN_FIGURE.finditer(text):
+                    if stem(m[1]) in rule.before and _english_value(m[2], m[3]) >= rule.at_least:
+                        hits.append((m.start(), rule.concept, m.end()))
+            for template in rule.han:
+                if template.needle not in text:
+                    continue
+                for m in template.pattern.finditer(text):
                     said = [g for g in (1, 2, 3) if m[g]]
-                    if not said or any(text.startswith(u, m.start(4)) for u in rule.not_units):
+                    if not said or any(text.startswith(t, m.end()) for t in template.not_after):
                         continue
                     value = _han_number(m[1], m[2]) * _HAN_MULTIPLIERS.get(m[3] or "", 1.0)
                     if value >= rule.at_least:
-                        hits.append((m.start(said[0]), rule.concept, m.end()))
+                        start = m.start() if template.prefix else m.start(said[0])
+                        hits.append((start, rule.concept, m.end()))
         return hits
 
     def han_hits(self, text: str) -> list[tuple[int, str, int]]:
@@ -395,6 +435,7 @@ __all__ = [
     "CONCEPT_PREFIX",
     "ConceptHit",
     "ConceptMatcher",
+    "COUNT_SLOT",
     "CountRule",
     "build_concept_matcher",
     "concept_token",

@@ -19,7 +19,7 @@ import orjson
 
 from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
-from ome.concepts import matched_form
+from ome.concepts import COUNT_SLOT, matched_form
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -88,7 +88,7 @@ TOKEN_LIST_KEYS = ("command_programs", "path_extensions")
 ENVELOPE_KEYS = frozenset({*CUE_KEYS, *TOKEN_LIST_KEYS, "task_types", "surfaces", "operations"})
 LEXICON_KEYS = frozenset({"concepts", "han_infixes", "han_joiners", "word_infixes"})
 CONCEPT_KEYS = frozenset({"id", "terms", "broader", "not_in", "counts"})
-COUNT_KEYS = frozenset({"at_least", "units", "not_units"})
+COUNT_KEYS = frozenset({"at_least", "as", "not_as"})
 
 _ID = re.compile(r"^[a-z][a-z0-9_]*$")
 _PACK_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
@@ -539,7 +539,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     concepts: dict[str, list[str]] = {}
     broader: dict[str, list[str]] = {}
     not_in: dict[str, list[str]] = {}
-    counts: dict[str, dict[str, Any]] = {}
+    counts: dict[str, list[dict[str, Any]]] = {}
     # term as matched -> (concept, term as written)
     owner: dict[tuple[str, tuple[str, ...]], tuple[str, str]] = {}
     for item in raw:
@@ -573,7 +573,9 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
             for phrase in item_check.strings(entry.get("not_in", []), "`not_in`")
         ]
         if "counts" in entry:
-            counts[concept_id] = _count_rule(item_check, entry["counts"])
+            if not isinstance(entry["counts"], list):
+                raise item_check.fail("`counts` must be a list of {at_least, as}")
+            counts[concept_id] = [_count_rule(item_check, rule) for rule in entry["counts"]]
     closure = _broader_closure(path, broader)
     return [
         {
@@ -587,30 +589,43 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _count_template(check: _Checker, template: str) -> str:
+    """A count template as kept: one English word before or after the figure's slot ("page #",
+    "# row"), or Chinese around it without spaces ("第#页", "#行")."""
+    if template.count(COUNT_SLOT) != 1:
+        raise check.fail(f"`counts.as`: {template!r} must hold one {COUNT_SLOT} for the figure")
+    prefix, _, suffix = (part.strip() for part in template.partition(COUNT_SLOT))
+    english = (not prefix) != (not suffix) and _one_english_word(prefix or suffix)
+    chinese = (prefix or suffix) and all(is_han(c) for c in prefix + suffix)
+    if not (english or chinese):
+        raise check.fail(
+            f"`counts.as`: {template!r} is neither one English word before or after "
+            f"{COUNT_SLOT} nor Chinese around it"
+        )
+    if chinese:
+        return prefix + COUNT_SLOT + suffix
+    return f"{prefix} {COUNT_SLOT}" if prefix else f"{COUNT_SLOT} {suffix}"
+
+
 def _count_rule(check: _Checker, value: object) -> dict[str, Any]:
-    """A concept's `counts`: a whole number of one or more, the units counted (English words or
-    Chinese), and longer Chinese readings of a unit that count something else."""
-    rule = check.mapping(value, "`counts`", COUNT_KEYS)
+    """One rule of a concept's `counts`: a whole number of one or more, the templates a count
+    is said in, and longer Chinese readings of a template that count something else."""
+    rule = check.mapping(value, "a `counts` rule", COUNT_KEYS)
     at_least = rule.get("at_least")
     if isinstance(at_least, bool) or not isinstance(at_least, int) or at_least < 1:
         raise check.fail("`counts.at_least` must be a whole number of one or more")
-    units = check.strings(rule.get("units"), "`counts.units`")
-    if not units:
-        raise check.fail("`counts.units` must name at least one unit (rows, 行)")
-    for unit in units:
-        if not (_one_english_word(unit) or all(is_han(c) for c in unit)):
-            raise check.fail(f"`counts.units`: {unit!r} is neither one English word nor Chinese")
-    han_units = [u for u in units if is_han(u[0])]
-    not_units = check.strings(rule.get("not_units", []), "`counts.not_units`")
-    for reading in not_units:
-        if not any(reading.startswith(u) and reading != u for u in han_units):
-            raise check.fail(
-                f"`counts.not_units`: {reading!r} does not begin with a Chinese unit and go on"
-            )
+    templates = check.strings(rule.get("as"), "`counts.as`")
+    if not templates:
+        raise check.fail(f'`counts.as` must name at least one template ("{COUNT_SLOT} row")')
+    kept = sorted({_count_template(check, t) for t in templates})
+    not_as = check.strings(rule.get("not_as", []), "`counts.not_as`")
+    for reading in not_as:
+        if not any(has_han(t) and reading.startswith(t) and len(reading) > len(t) for t in kept):
+            raise check.fail(f"`counts.not_as`: {reading!r} does not go on from a Chinese template")
     return {
         "at_least": at_least,
-        "units": sorted(units),
-        **({"not_units": sorted(not_units)} if not_units else {}),
+        "as": kept,
+        **({"not_as": sorted(not_as)} if not_as else {}),
     }
 
 

@@ -104,8 +104,8 @@ class Concept:
     # Phrases that hold one of its terms in another sense ("roadmap review" is no code review,
     # "branch office" no git branch): inside them the prompt does not name this concept.
     not_in: tuple[str, ...] = ()
-    # The counts in figures that name it too ("120M rows" is a large table), if any.
-    counts: CountRule | None = None
+    # The counts in figures that name it too ("120M rows" is a large table).
+    counts: tuple[CountRule, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +198,7 @@ class Vocabulary:
             self.han_infixes,
             self.han_joiners,
             self.word_infixes,
-            ((c.id, c.counts) for c in self.concepts if c.counts),
+            ((c.id, rule) for c in self.concepts for rule in c.counts),
         )
 
 
@@ -590,12 +590,10 @@ def _strings(value: object) -> tuple[str, ...]:
     return tuple(str(item) for item in cast(Sequence[object], value or ()))
 
 
-def _count_rule(value: object) -> CountRule | None:
-    if not value:
-        return None
-    rule = cast(Mapping[str, Any], value)
-    return CountRule(
-        int(rule["at_least"]), _strings(rule["units"]), _strings(rule.get("not_units"))
+def _count_rules(value: object) -> tuple[CountRule, ...]:
+    return tuple(
+        CountRule(int(rule["at_least"]), _strings(rule["as"]), _strings(rule.get("not_as")))
+        for rule in cast(Sequence[Mapping[str, Any]], value or ())
     )
 
 
@@ -673,7 +671,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
                 terms=_strings(item["terms"]),
                 broader=_strings(item.get("broader")),
                 not_in=_strings(item.get("not_in")),
-                counts=_count_rule(item.get("counts")),
+                counts=_count_rules(item.get("counts")),
             )
             for item in sorted(data.get("concepts", ()), key=lambda item: item["id"])
         ),

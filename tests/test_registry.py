@@ -389,56 +389,76 @@ def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> Non
 COUNTED = (
     "concepts:\n"
     "  - {id: big_table, terms: [big table, 大表],\n"
-    "     counts: {at_least: 1000000, units: [row, record, 行, 条], not_units: [行代码]}}\n"
+    "     counts: [{at_least: 1000000, as: ['# row', '# record', '#行', '#条'],\n"
+    "               not_as: ['#行代码']}]}\n"
+    "  - {id: far_page, terms: [far page, 很后面的页],\n"
+    "     counts: [{at_least: 100, as: ['page #', '第 # 页']},\n"
+    "              {at_least: 10000, as: ['offset #']}]}\n"
 )
 
 
 @pytest.mark.parametrize(
     ("text", "counted"),
     [
-        ("Alter the 380M rows of events", "380m rows"),
-        ("an 80M-row table", "80m-row"),
-        ("about 1.2 billion records", "1.2 billion records"),
-        ("2,000,000 existing rows", "2,000,000 existing rows"),
-        ("orders 表有 3 亿行", "3 亿行"),
-        ("一共八千万行，要补上", "八千万行"),
-        ("两亿多条", "两亿多条"),
-        ("1200 万条事件", "1200 万条"),
-        ("300k rows", None),  # under the bar
-        ("30 万条客户记录", None),
-        ("3 million users", None),  # not a unit of the rule
-        ("仓库有 200 万行代码", None),  # lines of code, not rows
-        ("rows: 5000000", None),  # the figure comes after its unit
+        ("Alter the 380M rows of events", [("big_table", "380m rows")]),
+        ("an 80M-row table", [("big_table", "80m-row")]),
+        ("about 1.2 billion records", [("big_table", "1.2 billion records")]),
+        ("2,000,000 existing rows", [("big_table", "2,000,000 existing rows")]),
+        ("orders 表有 3 亿行", [("big_table", "3 亿行")]),
+        ("一共八千万行，要补上", [("big_table", "八千万行")]),
+        ("两亿多条", [("big_table", "两亿多条")]),
+        ("1200 万条事件", [("big_table", "1200 万条")]),
+        ("jump to page 5000", [("far_page", "page 5000")]),
+        ("/orders?page=200&size=20", [("far_page", "page=200")]),
+        ("翻到第 一百二十 页", [("far_page", "第 一百二十 页")]),
+        ("LIMIT 20 OFFSET 99980", [("far_page", "offset 99980")]),
+        ("300k rows", []),  # under the bar
+        ("30 万条客户记录", []),
+        ("page 3, offset 500", []),  # each under its own rule's bar
+        ("3 million users", []),  # said in none of the templates
+        ("仓库有 200 万行代码", []),  # lines of code, not rows
+        ("rows: 5000000", []),  # "# row" puts the figure first
     ],
 )
 def test_a_count_in_figures_names_its_concept(
-    tmp_path: Path, text: str, counted: str | None
+    tmp_path: Path, text: str, counted: list[tuple[str, str]]
 ) -> None:
-    vocabulary = _with_lexicon(tmp_path, COUNTED)
-    data = compile_registry([], vocabulary)
-    (concept,) = data["vocabulary"]["concepts"]
-    assert concept["counts"] == {
-        "at_least": 1000000,
-        "units": ["record", "row", "条", "行"],
-        "not_units": ["行代码"],
-    }
+    data = compile_registry([], _with_lexicon(tmp_path, COUNTED))
+    concepts = {c["id"]: c for c in data["vocabulary"]["concepts"]}
+    assert concepts["big_table"]["counts"] == [
+        {"at_least": 1000000, "as": ["# record", "# row", "#条", "#行"], "not_as": ["#行代码"]}
+    ]
+    assert concepts["far_page"]["counts"][0] == {"at_least": 100, "as": ["page #", "第#页"]}
     matcher = registry_from_data(data).vocabulary.concept_matcher()
     lower = normalize_text(text).lower()
-    found = [lower[h.start : h.end] for h in matcher.find(lower) if h.concept == "big_table"]
-    assert found == ([counted] if counted else [])
+    found = [(h.concept, lower[h.start : h.end]) for h in matcher.find(lower)]
+    assert [hit for hit in found if hit[0] in concepts] == counted
 
 
 @pytest.mark.parametrize(
     ("counts", "error"),
     [
-        ("{at_least: 0, units: [row]}", "must be a whole number of one or more"),
-        ("{at_least: many, units: [row]}", "must be a whole number of one or more"),
-        ("{at_least: 10, units: []}", "must name at least one unit"),
-        ("{at_least: 10, units: [table rows]}", "is neither one English word nor Chinese"),
-        ("{at_least: 10, units: [行], not_units: [代码行]}", "does not begin with a Chinese unit"),
-        ("{at_least: 10, units: [row], size: 3}", "size"),
+        ("{at_least: 10, as: ['# row']}", "`counts` must be a list"),
+        ("[{at_least: 0, as: ['# row']}]", "must be a whole number of one or more"),
+        ("[{at_least: many, as: ['# row']}]", "must be a whole number of one or more"),
+        ("[{at_least: 10, as: []}]", "must name at least one template"),
+        ("[{at_least: 10, as: [rows]}]", "must hold one # for the figure"),
+        ("[{at_least: 10, as: ['# table rows']}]", "is neither one English word"),
+        ("[{at_least: 10, as: ['page # row']}]", "is neither one English word"),
+        ("[{at_least: 10, as: ['#行'], not_as: ['代码#行']}]", "does not go on from a Chinese"),
+        ("[{at_least: 10, as: ['# row'], size: 3}]", "size"),
     ],
-    ids=["zero", "word", "no-unit", "two-words", "not-unit", "unknown-key"],
+    ids=[
+        "not-a-list",
+        "zero",
+        "word",
+        "none",
+        "no-slot",
+        "two-words",
+        "both-sides",
+        "not-as",
+        "key",
+    ],
 )
 def test_a_concepts_counts_are_checked(tmp_path: Path, counts: str, error: str) -> None:
     vocabulary = _with_lexicon(
@@ -448,14 +468,21 @@ def test_a_concepts_counts_are_checked(tmp_path: Path, counts: str, error: str) 
         compile_registry([], vocabulary)
 
 
-@pytest.mark.parametrize("text", ["a 380M-row table", "表里有九千万行", "两亿条数据"])
-def test_the_bundled_lexicon_counts_large_tables_in_prompts_and_cards(text: str) -> None:
-    """A count the lexicon spells out nowhere names the large table, on both sides."""
+@pytest.mark.parametrize(
+    ("text", "concept"),
+    [
+        ("a 380M-row table", "large_table"),
+        ("两亿条数据", "large_table"),
+        ("翻到第 5000 页很慢", "deep_pagination"),
+        ("page 2000 takes ten seconds", "deep_pagination"),
+    ],
+)
+def test_the_bundled_lexicon_counts_in_prompts_and_cards(text: str, concept: str) -> None:
+    """A count the lexicon spells out nowhere names its concept, on both sides."""
     vocabulary = load_registry().vocabulary
     matcher = vocabulary.concept_matcher()
-    assert "large_table" in matcher.concepts(normalize_text(text).lower())
-    units = analyse_units(text, matcher, vocabulary.stopwords)
-    assert concept_token("large_table") in units
+    assert concept in matcher.concepts(normalize_text(text).lower())
+    assert concept_token(concept) in analyse_units(text, matcher, vocabulary.stopwords)
 
 
 @pytest.mark.parametrize(
