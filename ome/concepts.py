@@ -26,7 +26,8 @@ from ome.params import HAN_GAP_MAX, HAN_GAP_MIN_TERM
 CONCEPT_PREFIX = "§"
 # Figures as counts are written. English: 1,200,000, 1.2 or 120, with a magnitude (120M, 1.2
 # billion). Chinese: Arabic digits and Chinese numerals (八千, 两, 3 千), 万 or 亿 (多 "and more"
-# beside them).
+# beside them), read from the start of a run of them only: tried at every digit of a long run,
+# a text of digits would cost time in the square of its length.
 _ENGLISH_NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)\s*(k|mm|m|bn|b|thousand|million|billion)?\b"
 # A figure and up to three words, the last of which may be the unit ("40M existing rows", "an
 # 80M-row table"); a word and the figure after it ("page 5000", "offset=99980").
@@ -43,6 +44,7 @@ _ENGLISH_MAGNITUDES = {
     "billion": 1e9,
 }
 _HAN_FIGURE = (
+    r"(?<![\d.零〇一二两三四五六七八九十百千万亿])"
     r"(\d+(?:\.\d+)?)?\s*([零〇一二两三四五六七八九十百千]*)\s*多?\s*(万亿|万|亿)?\s*多?\s*"
 )
 _DIGIT = re.compile(r"\d")

@@ -6,6 +6,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import orjson
@@ -433,6 +434,22 @@ def test_a_count_in_figures_names_its_concept(
     lower = normalize_text(text).lower()
     found = [(h.concept, lower[h.start : h.end]) for h in matcher.find(lower)]
     assert [hit for hit in found if hit[0] in concepts] == counted
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1" * 200_000 + "x行", "一" * 200_000 + "x条", "page" + " 1" * 100_000, "1," * 100_000 + "x"],
+    ids=["digits", "numerals", "pages", "separators"],
+)
+def test_a_long_run_of_figures_is_read_in_linear_time(tmp_path: Path, text: str) -> None:
+    """A count is read from the start of a run of figures: tried at each of 200,000 digits
+    before a unit that never comes, it took hours."""
+    matcher = registry_from_data(
+        compile_registry([], _with_lexicon(tmp_path, COUNTED))
+    ).vocabulary.concept_matcher()
+    start = time.monotonic()
+    matcher.find(text)
+    assert time.monotonic() - start < 5
 
 
 @pytest.mark.parametrize(
