@@ -7,7 +7,7 @@ Both sides are matched by the same matcher, built once from the registry's lexic
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -119,6 +119,35 @@ def _english_value(number: str, magnitude: str | None) -> float:
     return float(number.replace(",", "")) * _ENGLISH_MAGNITUDES.get(magnitude or "", 1.0)
 
 
+def _english_counts(rule: _CountReader, text: str) -> Iterator[tuple[int, str, int]]:
+    """(start, concept, end) of each English count of a rule: a figure then (up to two words
+    on) a word of "# row", or a word of "page #" then a figure."""
+    if rule.after:
+        for m in _FIGURE_THEN_WORDS.finditer(text):
+            if _english_value(m[1], m[2]) >= rule.at_least:
+                for word in _WORD.finditer(text, m.start(3), m.end(3)):
+                    if stem(word[0]) in rule.after:
+                        yield m.start(), rule.concept, word.end()
+                        break
+    if rule.before:
+        for m in _WORD_THEN_FIGURE.finditer(text):
+            if stem(m[1]) in rule.before and _english_value(m[2], m[3]) >= rule.at_least:
+                yield m.start(), rule.concept, m.end()
+
+
+def _han_counts(
+    rule: _CountReader, template: _HanTemplate, text: str
+) -> Iterator[tuple[int, str, int]]:
+    """(start, concept, end) of each count said in a Chinese template of a rule (a figure said
+    at all, not read on into one of its `not_after` continuations)."""
+    for m in template.pattern.finditer(text):
+        said = [g for g in (1, 2, 3) if m[g]]
+        if not said or any(text.startswith(t, m.end()) for t in template.not_after):
+            continue
+        if _han_number(m[1], m[2]) * _HAN_MULTIPLIERS.get(m[3] or "", 1.0) >= rule.at_least:
+            yield (m.start() if template.prefix else m.start(said[0])), rule.concept, m.end()
+
+
 def _han_number(digits: str | None, numerals: str) -> float:
     """The value of Arabic digits followed by Chinese numerals: "八千" 8000, "3千" 3000, "十二"
     12, "两" 2; nothing at all is one (亿 alone is one 亿)."""
@@ -163,8 +192,7 @@ class ConceptMatcher:
     _gapped: dict[str, tuple[tuple[str, str], ...]] = field(
         init=False, repr=False, compare=False, hash=False
     )
-    # The count rules as read: per rule its concept, its bar, its English units stemmed, its
-    # Chinese units and the pattern of a Chinese figure followed by one of them.
+    # The count rules as `_count_hits` reads them (`_CountReader`), in the order of `counts`.
     _count_rules: tuple[_CountReader, ...] = field(
         init=False, repr=False, compare=False, hash=False
     )
@@ -223,34 +251,11 @@ class ConceptMatcher:
         hits: list[tuple[int, str, int]] = []
         figures = _DIGIT.search(text) is not None
         for rule in self._count_rules:
-            if rule.after and figures:
-                for m in _FIGURE_THEN_WORDS.finditer(text):
-                    if _english_value(m[1], m[2]) >= rule.at_least:
-                        word = next(
-                            (
-                                w
-                                for w in _WORD.finditer(text, m.start(3), m.end(3))
-                                if stem(w[0]) in rule.after
-                            ),
-                            None,
-                        )
-                        if word is not None:
-                            hits.append((m.start(), rule.concept, word.end()))
-            if rule.before and figures:
-                for m in _WORD_THEN_FIGURE.finditer(text):
-                    if stem(m[1]) in rule.before and _english_value(m[2], m[3]) >= rule.at_least:
-                        hits.append((m.start(), rule.concept, m.end()))
+            if figures:
+                hits.extend(_english_counts(rule, text))
             for template in rule.han:
-                if template.needle not in text:
-                    continue
-                for m in template.pattern.finditer(text):
-                    said = [g for g in (1, 2, 3) if m[g]]
-                    if not said or any(text.startswith(t, m.end()) for t in template.not_after):
-                        continue
-                    value = _han_number(m[1], m[2]) * _HAN_MULTIPLIERS.get(m[3] or "", 1.0)
-                    if value >= rule.at_least:
-                        start = m.start() if template.prefix else m.start(said[0])
-                        hits.append((start, rule.concept, m.end()))
+                if template.needle in text:
+                    hits.extend(_han_counts(rule, template, text))
         return hits
 
     def han_hits(self, text: str) -> list[tuple[int, str, int]]:
