@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from ome.analysis import (
     Span,
+    has_han,
     is_ascii_alnum,
     is_han,
     normalize_text,
@@ -96,20 +97,24 @@ class _CountReader(NamedTuple):
     han: tuple[_HanTemplate, ...]
 
 
+def split_count_template(template: str) -> tuple[str, str]:
+    """What a count template says before and after the figure's slot: ("page", "") for
+    "page #", ("", "行") for "#行"."""
+    prefix, _, suffix = template.partition(COUNT_SLOT)
+    return prefix.strip(), suffix.strip()
+
+
 def _count_reader(concept: str, rule: CountRule) -> _CountReader:
     after: set[str] = set()
     before: set[str] = set()
     han: list[_HanTemplate] = []
     for template in rule.templates:
-        prefix, _, suffix = (part.strip() for part in template.partition(COUNT_SLOT))
-        if not any(is_han(c) for c in template):
+        prefix, suffix = split_count_template(template)
+        if not has_han(template):
             (after if suffix else before).add(stem(suffix or prefix))
             continue
-        not_after = tuple(
-            other[len(prefix) + 1 + len(suffix) :]
-            for other in rule.not_templates
-            if other.startswith(prefix + COUNT_SLOT + suffix)
-        )
+        head = prefix + COUNT_SLOT + suffix
+        not_after = tuple(t[len(head) :] for t in rule.not_templates if t.startswith(head))
         pattern = re.compile(re.escape(prefix) + r"\s*" + _HAN_FIGURE + re.escape(suffix))
         han.append(_HanTemplate(prefix, suffix or prefix, pattern, not_after))
     return _CountReader(concept, rule.at_least, frozenset(after), frozenset(before), tuple(han))
@@ -119,19 +124,21 @@ def _english_value(number: str, magnitude: str | None) -> float:
     return float(number.replace(",", "")) * _ENGLISH_MAGNITUDES.get(magnitude or "", 1.0)
 
 
-def _english_counts(rule: _CountReader, text: str) -> Iterator[tuple[int, str, int]]:
-    """(start, concept, end) of each English count of a rule: a figure then (up to two words
-    on) a word of "# row", or a word of "page #" then a figure."""
-    if rule.after:
-        for m in _FIGURE_THEN_WORDS.finditer(text):
-            if _english_value(m[1], m[2]) >= rule.at_least:
-                for word in _WORD.finditer(text, m.start(3), m.end(3)):
-                    if stem(word[0]) in rule.after:
-                        yield m.start(), rule.concept, word.end()
-                        break
-    if rule.before:
-        for m in _WORD_THEN_FIGURE.finditer(text):
-            if stem(m[1]) in rule.before and _english_value(m[2], m[3]) >= rule.at_least:
+def _english_counts(rules: tuple[_CountReader, ...], text: str) -> Iterator[tuple[int, str, int]]:
+    """(start, concept, end) of each English count of the rules, the text scanned once for all:
+    a figure then (up to two words on) a word of "# row", or a word of "page #" then a figure."""
+    for m in _FIGURE_THEN_WORDS.finditer(text):
+        value = _english_value(m[1], m[2])
+        words = [(w.end(), stem(w[0])) for w in _WORD.finditer(text, m.start(3), m.end(3))]
+        for rule in rules:
+            if value >= rule.at_least:
+                end = next((end for end, word in words if word in rule.after), None)
+                if end is not None:
+                    yield m.start(), rule.concept, end
+    for m in _WORD_THEN_FIGURE.finditer(text):
+        word, value = stem(m[1]), _english_value(m[2], m[3])
+        for rule in rules:
+            if word in rule.before and value >= rule.at_least:
                 yield m.start(), rule.concept, m.end()
 
 
@@ -249,10 +256,9 @@ class ConceptMatcher:
     def _count_hits(self, text: str) -> list[tuple[int, str, int]]:
         """Counts in figures said as one of a rule's templates and reaching its bar."""
         hits: list[tuple[int, str, int]] = []
-        figures = _DIGIT.search(text) is not None
+        if _DIGIT.search(text) is not None:
+            hits.extend(_english_counts(self._count_rules, text))
         for rule in self._count_rules:
-            if figures:
-                hits.extend(_english_counts(rule, text))
             for template in rule.han:
                 if template.needle in text:
                     hits.extend(_han_counts(rule, template, text))
@@ -447,4 +453,5 @@ __all__ = [
     "build_concept_matcher",
     "concept_token",
     "matched_form",
+    "split_count_template",
 ]

@@ -19,7 +19,7 @@ import orjson
 
 from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
-from ome.concepts import COUNT_SLOT, matched_form
+from ome.concepts import COUNT_SLOT, matched_form, split_count_template
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -594,7 +594,7 @@ def _count_template(check: _Checker, template: str) -> str:
     "# row"), or Chinese around it without spaces ("第#页", "#行")."""
     if template.count(COUNT_SLOT) != 1:
         raise check.fail(f"`counts.as`: {template!r} must hold one {COUNT_SLOT} for the figure")
-    prefix, _, suffix = (part.strip() for part in template.partition(COUNT_SLOT))
+    prefix, suffix = split_count_template(template)
     english = (not prefix) != (not suffix) and _one_english_word(prefix or suffix)
     chinese = (prefix or suffix) and all(is_han(c) for c in prefix + suffix)
     if not (english or chinese):
