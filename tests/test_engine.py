@@ -2099,6 +2099,11 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             "question_declining_action",
         ),
         ("想了解一下 zorbic quintal drift 的原理，我就是好奇。", True, "question_declining_action"),
+        (
+            "能讲讲 zorbic quintal drift 的思路吗？我只是想理解一下。",
+            True,
+            "question_declining_action",
+        ),
         # Talking a review practice through is no review: only a request to act takes the card.
         (
             "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",
