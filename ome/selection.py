@@ -165,7 +165,9 @@ def _word_char(char: str) -> bool:
 
 
 def _outside(starts: list[int], env: Envelope) -> bool:
-    return any(not any(a <= s < b for a, b in env.exclusion_spans) for s in starts)
+    """True when a mention starts outside every exclusion span. A mention that opens a span is
+    the span's own words ("no schema change"), not something the span excludes."""
+    return any(not any(a < s < b for a, b in env.exclusion_spans) for s in starts)
 
 
 def gate_card(
@@ -192,7 +194,9 @@ def gate_card(
             owner = c.project_key.rstrip("/").rsplit("/", 1)[0]
             scope_ok = project_key.startswith(owner + "/") or project_key == c.project_key
     add(REJECT_SCOPE, scope_ok, c.project_key)
-    ignored = next((p for p in c.ignore_when if ignore_phrase_said(p, env)), "")
+    # A prompt that excludes the situation an ignore phrase names ("about payouts, not about
+    # quoting clients") says it is not in it.
+    ignored = next((p for p in c.ignore_when if _outside(ignore_phrase_said(p, env), env)), "")
     add(REJECT_IGNORE, not ignored, ignored)
     known_negative = [h for h in c.hints_negative if registry.get(h) is not None]
     blocked = sorted(fired.intersection(known_negative))

@@ -209,6 +209,12 @@ def test_recall_table(library: Path, prompt: str, expected: list[str]) -> None:
             "ignore_rule",
         ),
         (
+            "Force push the rebased release branch everyone shares; this is not about my own"
+            " personal branch",
+            "force-push-shared",
+            "",
+        ),
+        (
             "Just explain how a goal works, only explain, do not create a goal",
             "goal-runner",
             "blocked_by_signal",
@@ -227,6 +233,7 @@ def test_recall_table(library: Path, prompt: str, expected: list[str]) -> None:
     ids=[
         "ignore-when",
         "ignore-when-inside-exclusion",
+        "ignore-when-excluded",
         "negative-signal",
         "required-ok",
         "required",
