@@ -66,6 +66,19 @@ class Token:
     end: int
 
 
+# Circled numbers number list items ("① ... ② ..."); NFKC reads "①" as a bare "1", which
+# numbers nothing, so they become "(1)" first.
+_CIRCLED = str.maketrans(
+    {c: f"({n})" for n, c in enumerate("①②③④⑤⑥⑦⑧⑨⑩", 1)}
+    | {c: f"({n})" for n, c in enumerate("❶❷❸❹❺❻❼❽❾❿", 1)}
+)
+
+
+def nfkc(text: str) -> str:
+    """NFKC-fold a text (full-width forms to ASCII), circled numbers to "(1)" first."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text.translate(_CIRCLED))
+
+
 def fold_chars(text: str) -> str:
     """The text with curly quotes straight and Traditional characters Simplified (`_folds`)."""
     return text if text.isascii() else text.translate(_folds())
@@ -75,7 +88,7 @@ def normalize_text(text: str) -> str:
     """NFKC-fold (full-width forms, curly quotes, Traditional characters), drop stack frames,
     read a short code fence as text and replace a long one by its tokens. Lower-casing is left
     to the caller: camelCase splitting needs the case."""
-    folded = fold_chars(unicodedata.normalize("NFKC", text))
+    folded = fold_chars(nfkc(text))
     folded = _FENCE_RE.sub(_fence_text, folded)
     folded = _FRAME_RE.sub(" ", folded)
     return folded[:MAX_ANALYSED_CHARS]
@@ -350,6 +363,7 @@ __all__ = [
     "has_han",
     "is_ascii_alnum",
     "is_han",
+    "nfkc",
     "normalize_text",
     "pair_words",
     "phrase_terms",

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import importlib
 import re
-import unicodedata
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
-from ome.analysis import fold_chars, is_ascii_alnum, stem
+from ome.analysis import fold_chars, is_ascii_alnum, nfkc, stem
 from ome.concepts import (
     CONCEPT_PREFIX,
     ConceptHit,
@@ -314,7 +313,7 @@ class Detection:
 def normalize_text(text: str) -> str:
     """NFKC-fold (full-width forms; NFKC keeps curly quotes), then `fold_chars` (straight quotes,
     Simplified characters) and lower-case: what detection expects."""
-    return fold_chars(unicodedata.normalize("NFKC", text)).lower()
+    return fold_chars(nfkc(text)).lower()
 
 
 def _touches(before: str, first: str) -> bool:
