@@ -1538,6 +1538,11 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ("Put the reports job behind a flag. Also fix the export button.", True),
         ("The export fails on Safari. It also fails on Firefox.", False),
         ("Resize the avatar thumbnails on upload. Then purge the old ones from the bucket.", True),
+        (
+            "Two unrelated bits for the app. The contract needs new prices from March. The route "
+            "optimizer needs a kill switch.",
+            True,
+        ),
     ],
     ids=[
         "two-things",
@@ -1574,6 +1579,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "sentence-opening-also",
         "also-inside-a-sentence",
         "sentence-opening-then",
+        "two-unrelated-bits",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
@@ -2502,6 +2508,11 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
             "no label. Fix both.",
             [{"messag", "piec"}, {"bell", "label"}, {"fix"}],
         ),
+        # A word that counts the tasks ("两处") cuts nothing: the clauses stay.
+        (
+            "结账页有两处问题：按钮文字写死在组件里；金额显示要按用户地区格式化。",
+            [{"§button"}, {"地区"}],
+        ),
         # A third list marker starts a third task.
         (
             "1) bump the zorb pin; 2) the quintal test times out, it waits on the ledger; "
@@ -2515,7 +2526,7 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
             [{"thre"}, {"export"}, {"quintal"}, {"gizmo"}],
         ),
     ],
-    ids=["and-also", "另外", "fix-both", "three-numbered", "three-counted"],
+    ids=["and-also", "另外", "fix-both", "两处", "three-numbered", "three-counted"],
 )
 def test_a_prompt_cut_into_tasks_has_one_clause_per_task(
     prompt: str, clauses: list[set[str]]
