@@ -1543,6 +1543,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             "optimizer needs a kill switch.",
             True,
         ),
+        ("Both replicas restarted after the deploy, and the cache hit rate dropped.", False),
     ],
     ids=[
         "two-things",
@@ -1580,6 +1581,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "also-inside-a-sentence",
         "sentence-opening-then",
         "two-unrelated-bits",
+        "both-of-two-things",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
