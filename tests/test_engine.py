@@ -1544,6 +1544,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             True,
         ),
         ("Both replicas restarted after the deploy, and the cache hit rate dropped.", False),
+        ("Weekend call-outs are billed at weekday rates, fix that. And cap the travel fee.", True),
     ],
     ids=[
         "two-things",
@@ -1582,6 +1583,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "sentence-opening-then",
         "two-unrelated-bits",
         "both-of-two-things",
+        "sentence-opening-and",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
