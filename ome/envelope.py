@@ -303,23 +303,33 @@ def _inside(position: int, spans: tuple[tuple[int, int], ...]) -> bool:
     return any(start <= position < end for start, end in spans)
 
 
-def _weigh_background(
-    text: str, segments: list[Segment], focus_cues: tuple[str, ...], background: tuple[str, ...]
-) -> list[Segment]:
+def _weigh_background(text: str, segments: list[Segment], vocab: Vocabulary) -> list[Segment]:
     """Lower the weight of what precedes the first focus cue ("the actual problem is", "现在的问题
-    是") and of sentences that call themselves background (the caller passes the sentences of a
-    prompt long enough to hold background)."""
-    marked = [start for cue in background for start, _ in find_phrase(text, cue)]
-    cued = [start for cue in focus_cues for start, _ in find_phrase(text, cue)]
+    是"), of sentences that call themselves background, and of the sentences before one that
+    calls them so ("这些都先不管。") (the caller passes the sentences of a prompt long enough to
+    hold background)."""
+    marked = [start for cue in vocab.background_cues for start, _ in find_phrase(text, cue)]
+    cued = [start for cue in vocab.focus_cues for start, _ in find_phrase(text, cue)]
     announcing = _announcing(text, segments, marked, cued)
     # A focus cue in a sentence that announces background ("Quick status before the actual
     # ask.") points past that sentence, so it marks nothing.
     starts = [p for p in cued if not any(s.start <= p < s.end for s in announcing)]
     focus = min((p for p in starts if p >= segments[0].end), default=None)
+    pointing = [
+        i
+        for i, segment in enumerate(segments)
+        if segment in announcing
+        and _opens_with(text[segment.start : segment.end], vocab.back_reference_cues)
+    ]
+    before = segments[: max(pointing)] if pointing else []
     weighed = []
     for segment in segments:
         # No focus cue sits in an announcing sentence, so one is light wherever it stands.
-        light = (focus is not None and segment.end <= focus) or segment in announcing
+        light = (
+            (focus is not None and segment.end <= focus)
+            or segment in announcing
+            or segment in before
+        )
         weighed.append(
             Segment(segment.start, segment.end, segment.terms, params.BACKGROUND_WEIGHT)
             if light
@@ -478,7 +488,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     )
     sentences = _sentences(text, segments)
     if sentences >= least:
-        segments = _weigh_background(text, segments, vocab.focus_cues, vocab.background_cues)
+        segments = _weigh_background(text, segments, vocab)
     detection = detect_signals(registry, text, ((h.concept, h.start, h.end) for h in all_hits))
     failures = [
         start for hit in detection.hits if hit.intent == "debug" for start, _ in hit.mentions

@@ -72,6 +72,7 @@ CUE_KEYS = (
     "exclusion_cues",
     "focus_cues",
     "background_cues",
+    "back_reference_cues",
     "settled_cues",
     "status_cues",
     "handoff_cues",

@@ -118,6 +118,7 @@ class Vocabulary:
     exclusion_cues: tuple[str, ...]
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
+    back_reference_cues: tuple[str, ...]  # words opening a sentence about the ones before ("这些")
     settled_cues: tuple[str, ...]  # words saying a sentence's matter is done ("that part's fine")
     status_cues: tuple[str, ...]  # words reporting work done ("is merged", 已经上线)
     handoff_cues: tuple[str, ...]  # words putting a matter in other hands ("Jonas is on it")
@@ -648,6 +649,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         exclusion_cues=_cues(data, "exclusion_cues"),
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
+        back_reference_cues=_cues(data, "back_reference_cues"),
         settled_cues=_cues(data, "settled_cues"),
         status_cues=_cues(data, "status_cues"),
         handoff_cues=_cues(data, "handoff_cues"),

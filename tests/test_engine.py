@@ -2378,6 +2378,17 @@ LIGHT = BACKGROUND_WEIGHT
             "job runs out of memory on the March file. Can you look at it?",
             [LIGHT, 1.0, 1.0, 1.0],
         ),
+        # A background sentence pointing back ("这些都先不管。") calls the ones before it so.
+        (
+            "最近事情很多：定金规则上周改完了；设计稿还在等。这些都先不管。导入任务跑三月份的文件会内存溢出。"
+            "帮我看一下。",
+            [LIGHT, LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "The dashboards got a new theme. The cost review moved to Friday. None of that is "
+            "blocking. The export job times out after ten minutes. Can you look at it?",
+            [LIGHT, LIGHT, LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2402,6 +2413,8 @@ LIGHT = BACKGROUND_WEIGHT
         "today-zh",
         "this-one-today-zh",
         "sync-notes",
+        "pointing-back-zh",
+        "pointing-back-en",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
