@@ -2389,6 +2389,12 @@ LIGHT = BACKGROUND_WEIGHT
             "blocking. The export job times out after ten minutes. Can you look at it?",
             [LIGHT, LIGHT, LIGHT, 1.0, 1.0],
         ),
+        # So are a meeting's minutes (纪要).
+        (
+            "周五例会纪要顺便发你：看板换了新主题；成本评审排在下周。导入任务跑三月份的文件会内存溢出。"
+            "帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2415,6 +2421,7 @@ LIGHT = BACKGROUND_WEIGHT
         "sync-notes",
         "pointing-back-zh",
         "pointing-back-en",
+        "minutes-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
