@@ -2395,6 +2395,28 @@ LIGHT = BACKGROUND_WEIGHT
             "帮我看一下。",
             [LIGHT, LIGHT, 1.0, 1.0],
         ),
+        # An update that names matters as someone else's, and an account of how things stand
+        # (介绍一下情况), are background; so is what precedes "now the ask" or 说了个问题.
+        (
+            "Update from the data side. The export moved to a bigger box. The billing team "
+            "wants a new CSV column, neither of which is mine. The import job drops rows with "
+            "accents. Can you fix it?",
+            [LIGHT, 1.0, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "The dashboards got a new theme. The cost review moved to Friday. Now the ask: the "
+            "export job times out after ten minutes. Can you look at it?",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题，成本评审排在下周。财务今天找我说了个问题：导入任务跑三月份的文件会内存溢出。"
+            "帮我看一下。",
+            [LIGHT, 1.0, 1.0],
+        ),
+        (
+            "介绍一下情况：看板换了新主题；成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2422,6 +2444,10 @@ LIGHT = BACKGROUND_WEIGHT
         "pointing-back-zh",
         "pointing-back-en",
         "minutes-zh",
+        "update-not-mine",
+        "now-the-ask",
+        "told-of-a-problem-zh",
+        "how-things-stand-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
