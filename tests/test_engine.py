@@ -1545,6 +1545,11 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         ),
         ("Both replicas restarted after the deploy, and the cache hit rate dropped.", False),
         ("Weekend call-outs are billed at weekday rates, fix that. And cap the travel fee.", True),
+        (
+            "Make the signup form usable with the keyboard alone. When you're done, run the "
+            "end-to-end suite and send me the report.",
+            True,
+        ),
     ],
     ids=[
         "two-things",
@@ -1584,6 +1589,7 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "two-unrelated-bits",
         "both-of-two-things",
         "sentence-opening-and",
+        "when-you-are-done",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
