@@ -1883,6 +1883,7 @@ def test_a_defect_or_a_constraint_is_no_exclusion(prompt: str, defect: str) -> N
         ("不要强制推送到 main", [], False),  # a prohibition negates; it excludes nothing
         ("别的分支已经强制推送到 main 了", [], True),  # 别的 is "other", not "don't"
         ("特别是强制推送到 main 的时候", [], True),
+        ("我删除了旧标签，然后强制推送到 main", [], True),  # 删除了 holds 除了 ("except")
         ("别强制推送到 main", [], False),
         ("make the force push a no-op on main", [], True),
         ("not only force push main but tag it", [], True),
