@@ -315,12 +315,13 @@ def _weigh_background(text: str, segments: list[Segment], vocab: Vocabulary) -> 
     # ask.") points past that sentence, so it marks nothing.
     starts = [p for p in cued if not any(s.start <= p < s.end for s in announcing)]
     focus = min((p for p in starts if p >= segments[0].end), default=None)
+    announced = [segment in announcing for segment in segments]
     # The last background sentence that points back: every sentence before it is background.
     pointed = max(
         (
             i
             for i, segment in enumerate(segments)
-            if segment in announcing
+            if announced[i]
             and _opens_with(text[segment.start : segment.end], vocab.back_reference_cues)
         ),
         default=0,
@@ -328,7 +329,7 @@ def _weigh_background(text: str, segments: list[Segment], vocab: Vocabulary) -> 
     weighed = []
     for i, segment in enumerate(segments):
         # No focus cue sits in an announcing sentence, so one is light wherever it stands.
-        light = (focus is not None and segment.end <= focus) or segment in announcing or i < pointed
+        light = (focus is not None and segment.end <= focus) or announced[i] or i < pointed
         weighed.append(
             Segment(segment.start, segment.end, segment.terms, params.BACKGROUND_WEIGHT)
             if light
