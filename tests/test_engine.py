@@ -2132,6 +2132,16 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             True,
             "question_declining_action",
         ),
+        (
+            "解释一下 zorbic quintal drift 为什么会发生，只是学习一下，不用写代码。",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "How does zorbic quintal drift work? Just for learning, no code needed.",
+            True,
+            "question_declining_action",
+        ),
         # Talking a review practice through is no review: only a request to act takes the card.
         (
             "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",
