@@ -680,7 +680,7 @@ def assess_card(
             rejection = REJECT_WEAK
         elif (
             env.declines_action
-            and env.intent_modes
+            and (env.intent_modes or not env.long_prompt)
             and (
                 _TALK.issuperset(env.intent_modes)
                 or ("discuss" in env.intent_modes and not _ACTING.intersection(env.intent_modes))
@@ -690,7 +690,10 @@ def assess_card(
             # explain, no code changes", "for a blog post") asks for knowledge, not for a lesson,
             # whatever phrase of a card it names. So does one that talks a review or a failure
             # through ("let's discuss how reviews should start, just discussing") without asking
-            # to execute or operate anything.
+            # to execute or operate anything; and a short one where no intent is read but the
+            # action is declined ("zorbic drift on big tables, for my own learning, no code
+            # needed"). A long prompt's background may decline something in passing while its
+            # request is in words no intent reads: it keeps its cards.
             rejection = REJECT_NO_ACTION
         elif env.intent_modes in _UNDERSTANDING and not concrete and "coverage" not in solid:
             # A question that only asks how or why something works, or to talk it through, is

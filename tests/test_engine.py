@@ -2142,6 +2142,21 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             True,
             "question_declining_action",
         ),
+        # A short prompt that asks for nothing in words an intent reads, and declines any
+        # change, asks for knowledge; a long one may decline something in its background.
+        (
+            "Zorbic quintal drift on big tables, for my own learning; no code needed.",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "Some context first. The nightly zorbic quintal drift report went out late again on "
+            "Monday. The team lead said no code changes this week for the billing side. "
+            "Marketing moved the launch to March. The zorbic quintal drift numbers need a new "
+            "column for the region.",
+            True,
+            "",
+        ),
         # Talking a review practice through is no review: only a request to act takes the card.
         (
             "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",
