@@ -46,6 +46,7 @@ CONTRACT_IDS = {
         "intent_operate",
         "explain_only",
         "docs_example_only",
+        "people_writing",
         "real_validation",
         "test_run",
         "ui_surface",
