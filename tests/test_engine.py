@@ -3079,6 +3079,25 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
     assert recall_ids(data_dir, prompt) == ["secrets-out-of-code"]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "offline"),
+    [
+        ("The drivers have no signal in the underground garage and the scan is lost.", True),
+        ("技师在地下室干活，手机没信号，保存就失败。", True),
+        ("Instructors log attendance up on the mountain where there is no reception.", True),
+        ("The app lost connection on the train and the form was gone.", True),
+        # Dropping out of something is no lost connection.
+        ("The headliner dropped out and the show is called off.", False),
+    ],
+)
+def test_having_no_signal_is_being_offline(prompt: str, offline: bool) -> None:
+    """A phone with no signal or no network is disconnected, and that is a kind of offline: a
+    card about working offline is met by a prompt that only says the signal is gone."""
+    concepts = set(envelope_of(prompt).concepts)
+    assert ({"network_disconnect", "offline"} <= concepts) is offline
+    assert ("offline" in concepts) is offline
+
+
 def test_renaming_a_field_is_a_rename_but_renaming_a_struct_is_no_field_rename() -> None:
     """字段改名 names a field; a card saying it is not met by any rename ("Rename the struct")."""
     field = envelope_of("把 user_name 字段改名为 nickname").concepts
