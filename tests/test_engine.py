@@ -3098,6 +3098,22 @@ def test_having_no_signal_is_being_offline(prompt: str, offline: bool) -> None:
     assert ("offline" in concepts) is offline
 
 
+@pytest.mark.parametrize(
+    ("prompt", "worktree"),
+    [
+        ("Open a separate checkout for the hotfix and leave my changes alone.", True),
+        ("帮我另起一个独立的工作目录和分支去修这个 bug。", True),
+        ("在不动当前目录的前提下，另外开一个干净的 checkout 修 Safari 的问题。", True),
+        # A shop's checkout is no copy of the repository.
+        ("The checkout page shows the old price after the coupon is applied.", False),
+    ],
+)
+def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree: bool) -> None:
+    """Another checkout or working directory beside the current one is what a worktree card is
+    about, whatever word the prompt uses for it."""
+    assert ("worktree" in envelope_of(prompt).concepts) is worktree
+
+
 def test_renaming_a_field_is_a_rename_but_renaming_a_struct_is_no_field_rename() -> None:
     """字段改名 names a field; a card saying it is not met by any rename ("Rename the struct")."""
     field = envelope_of("把 user_name 字段改名为 nickname").concepts
