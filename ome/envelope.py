@@ -456,7 +456,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     implied = frozenset(concept_token(h.concept) for h in widened) - {
         concept_token(h.concept) for h in found
     }
-    concept_hits = [h for h in all_hits if not _inside(h.start, exclusions)]
+    # A concept whose term starts with the cue ("no signal", "without downtime") is named, not
+    # negated: the cue is its first word.
+    cue_starts = {start for start, _ in exclusions}
+    concept_hits = [
+        h for h in all_hits if h.start in cue_starts or not _inside(h.start, exclusions)
+    ]
     concept_ids = tuple(sorted({h.concept for h in concept_hits}))
     positive.extend(concept_token(c) for c in concept_ids)
 

@@ -3086,6 +3086,8 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("技师在地下室干活，手机没信号，保存就失败。", True),
         ("Instructors log attendance up on the mountain where there is no reception.", True),
         ("The app lost connection on the train and the form was gone.", True),
+        # A concept whose term starts with a negation cue is named by it, not negated.
+        ("Instructors log attendance up on the mountain with no connectivity.", True),
         # Dropping out of something is no lost connection.
         ("The headliner dropped out and the show is called off.", False),
     ],
