@@ -32,6 +32,8 @@ _SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！�
 _BOUNDARY_OUTSIDE_TOKENS = r"(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
 _CLAUSE_PUNCTUATION = r"[,;!?，；：。！？\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
 _SPLIT_PUNCTUATION = r"[,;!?，；：。！？、\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
+# What an exclusion frame may hold between its opener and its closer: no clause punctuation.
+_FRAME_INSIDE = r"[^,;!?，；：。！？\n—–.:]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +45,7 @@ class _Patterns:
     path: re.Pattern[str]
     command: re.Pattern[str]
     task_count: re.Pattern[str]  # words counting a prompt's tasks
+    exclusion_frame: re.Pattern[str]  # an opener, a thing's name, a closer: "跟油卡没关系"
 
 
 def _words(words: tuple[str, ...]) -> str:
@@ -58,6 +61,7 @@ def _patterns(
     programs: tuple[str, ...],
     extensions: tuple[str, ...],
     counts: tuple[str, ...],
+    frame: tuple[tuple[str, ...], tuple[str, ...]],
 ) -> _Patterns:
     def alternation(punctuation: str, words: tuple[str, ...]) -> re.Pattern[str]:
         return re.compile(punctuation + ("|" + _words(words) if words else ""))
@@ -79,6 +83,12 @@ def _patterns(
         path=re.compile(path),
         command=re.compile(command),
         task_count=re.compile("|".join(_count_cue(c) for c in counts) or r"(?!)"),
+        exclusion_frame=re.compile(
+            rf"(?:{_words(frame[0])}){_FRAME_INSIDE}{{1,{params.EXCLUSION_FRAME_CHARS}}}?"
+            rf"(?:{_words(frame[1])})"
+            if all(frame)
+            else r"(?!)"
+        ),
     )
 
 
@@ -101,6 +111,7 @@ def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:
         vocab.command_programs,
         vocab.path_extensions,
         vocab.task_count_cues,
+        (vocab.exclusion_frame_openers, vocab.exclusion_frame_closers),
     )
 
 
@@ -224,9 +235,13 @@ def _cue_spans(
             end_match = clause_end.search(text, start + len(cue))
             end = end_match.start() if end_match else len(text)
             spans.append((start, end))
-    spans.sort()
+    return _merged(spans)
+
+
+def _merged(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
+    """Spans sorted, overlapping ones joined."""
     merged: list[tuple[int, int]] = []
-    for start, end in spans:
+    for start, end in sorted(spans):
         if merged and start <= merged[-1][1]:
             merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
         else:
@@ -438,7 +453,12 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     stopwords = vocab.stopwords
     patterns = _vocabulary_patterns(vocab)
     friends = _false_friends(text, vocab)
-    exclusions = _cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends)
+    exclusions = _merged(
+        [
+            *_cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends),
+            *(m.span() for m in patterns.exclusion_frame.finditer(text)),
+        ]
+    )
     negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)
     positive = [
         token.term

@@ -70,6 +70,8 @@ CUE_KEYS = (
     "negation_cues",
     "cue_false_friends",
     "exclusion_cues",
+    "exclusion_frame_openers",
+    "exclusion_frame_closers",
     "focus_cues",
     "background_cues",
     "back_reference_cues",

@@ -116,6 +116,8 @@ class Vocabulary:
     negation_cues: tuple[str, ...]
     cue_false_friends: tuple[str, ...]  # words holding a cue that negate nothing (别的, 特别)
     exclusion_cues: tuple[str, ...]
+    exclusion_frame_openers: tuple[str, ...]  # words opening a frame (跟 of 跟油卡没关系)
+    exclusion_frame_closers: tuple[str, ...]  # ... and closing it (没关系)
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
     back_reference_cues: tuple[str, ...]  # words opening a sentence about the ones before ("这些")
@@ -647,6 +649,8 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         negation_cues=_cues(data, "negation_cues"),
         cue_false_friends=_cues(data, "cue_false_friends"),
         exclusion_cues=_cues(data, "exclusion_cues"),
+        exclusion_frame_openers=_cues(data, "exclusion_frame_openers"),
+        exclusion_frame_closers=_cues(data, "exclusion_frame_closers"),
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
         back_reference_cues=_cues(data, "back_reference_cues"),

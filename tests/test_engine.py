@@ -1837,6 +1837,9 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         # "Don't touch X" leaves X out of the task; it is no lesson's prohibition.
         ("帮我把金额计算改对，另外别碰定价实验相关的代码", "别碰定价实验相关的代码"),
         ("Fix the acceptance path. Don't touch the ranking logic", "don't touch the ranking logic"),
+        # Chinese names what a task is not about first: 跟 X 没关系 leaves X out.
+        ("算出下次保养的日期，超期的车不能派单。跟油卡没关系。", "跟油卡没关系"),
+        ("这个 bug 和缓存无关，是登录的问题", "和缓存无关"),
         # What does not happen is not the matter: "nothing is printed twice".
         (
             "The label job stalls on one bad row; nothing is printed twice, it just stops",
