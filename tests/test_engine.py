@@ -3119,6 +3119,24 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
     assert ("worktree" in envelope_of(prompt).concepts) is worktree
 
 
+@pytest.mark.parametrize(
+    ("prompt", "proration"),
+    [
+        (
+            "A tenant moves in on the 17th. Generate their first invoice for the partial month.",
+            True,
+        ),
+        ("Members joining in July only pay for the remaining months.", True),
+        ("不足一个月的按实际天数收费。", True),
+        ("Send every member the monthly invoice on the first of the month.", False),
+    ],
+)
+def test_paying_for_part_of_a_period_is_proration(prompt: str, proration: bool) -> None:
+    """A partial month or the remaining months of a term, charged for alone, is what a card
+    about proration is about."""
+    assert ("proration" in envelope_of(prompt).concepts) is proration
+
+
 def test_renaming_a_field_is_a_rename_but_renaming_a_struct_is_no_field_rename() -> None:
     """字段改名 names a field; a card saying it is not met by any rename ("Rename the struct")."""
     field = envelope_of("把 user_name 字段改名为 nickname").concepts
