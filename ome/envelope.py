@@ -476,7 +476,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     implied = frozenset(concept_token(h.concept) for h in widened) - {
         concept_token(h.concept) for h in found
     }
-    # A concept whose term starts with the cue ("no signal", "without downtime") is named, not
+    # A concept whose term starts with the cue ("no signal", "no connectivity") is named, not
     # negated: the cue is its first word.
     cue_starts = {start for start, _ in exclusions}
     concept_hits = [

@@ -691,7 +691,7 @@ def assess_card(
             # whatever phrase of a card it names. So does one that talks a review or a failure
             # through ("let's discuss how reviews should start, just discussing") without asking
             # to execute or operate anything; and a short one where no intent is read but the
-            # action is declined ("zorbic drift on big tables, for my own learning, no code
+            # action is declined ("how bloom filters answer, for my own learning, no code
             # needed"). A long prompt's background may decline something in passing while its
             # request is in words no intent reads: it keeps its cards.
             rejection = REJECT_NO_ACTION

@@ -1838,7 +1838,7 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         ("帮我把金额计算改对，另外别碰定价实验相关的代码", "别碰定价实验相关的代码"),
         ("Fix the acceptance path. Don't touch the ranking logic", "don't touch the ranking logic"),
         # Chinese names what a task is not about first: 跟 X 没关系 leaves X out.
-        ("算出下次保养的日期，超期的车不能派单。跟油卡没关系。", "跟油卡没关系"),
+        ("把报表导出改快一点，超时的请求要重试。跟登录没关系。", "跟登录没关系"),
         ("这个 bug 和缓存无关，是登录的问题", "和缓存无关"),
         # What does not happen is not the matter: "nothing is printed twice".
         (
@@ -3085,14 +3085,14 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
 @pytest.mark.parametrize(
     ("prompt", "offline"),
     [
-        ("The drivers have no signal in the underground garage and the scan is lost.", True),
-        ("技师在地下室干活，手机没信号，保存就失败。", True),
-        ("Instructors log attendance up on the mountain where there is no reception.", True),
+        ("The nurses have no signal on the ward and their notes are lost.", True),
+        ("仓库里手机没信号，扫码记录就丢了。", True),
+        ("Inspectors fill in the form in basements where there is no reception.", True),
         ("The app lost connection on the train and the form was gone.", True),
         # A concept whose term starts with a negation cue is named by it, not negated.
-        ("Instructors log attendance up on the mountain with no connectivity.", True),
+        ("Drivers scan parcels in tunnels with no connectivity.", True),
         # Dropping out of something is no lost connection.
-        ("The headliner dropped out and the show is called off.", False),
+        ("Two volunteers dropped out of the weekend shift.", False),
     ],
 )
 def test_having_no_signal_is_being_offline(prompt: str, offline: bool) -> None:
@@ -3107,8 +3107,8 @@ def test_having_no_signal_is_being_offline(prompt: str, offline: bool) -> None:
     ("prompt", "worktree"),
     [
         ("Open a separate checkout for the hotfix and leave my changes alone.", True),
-        ("帮我另起一个独立的工作目录和分支去修这个 bug。", True),
-        ("在不动当前目录的前提下，另外开一个干净的 checkout 修 Safari 的问题。", True),
+        ("给这个补丁另起一个独立的工作目录。", True),
+        ("另外开一个干净的 checkout 来跑这个实验。", True),
         # A shop's checkout is no copy of the repository.
         ("The checkout page shows the old price after the coupon is applied.", False),
     ],
@@ -3122,11 +3122,8 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
 @pytest.mark.parametrize(
     ("prompt", "proration"),
     [
-        (
-            "A tenant moves in on the 17th. Generate their first invoice for the partial month.",
-            True,
-        ),
-        ("Members joining in July only pay for the remaining months.", True),
+        ("A subscriber upgrades on the 17th; bill the partial month.", True),
+        ("Students who enrol late pay only for the remaining months of the term.", True),
         ("不足一个月的按实际天数收费。", True),
         ("Send every member the monthly invoice on the first of the month.", False),
     ],
