@@ -2167,6 +2167,7 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             "question_declining_action",
         ),
         ("帮我想几个 zorbic quintal drift 的口号，押韵一点。", True, "question_declining_action"),
+        ("zorbic quintal drift 小组周五团建，带什么零食好？", True, "question_declining_action"),
         # Talking a review practice through is no review: only a request to act takes the card.
         (
             "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",
