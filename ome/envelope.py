@@ -30,10 +30,12 @@ _SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！�
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
 # "schema.sql", "python:3", "https://") ends nothing.
 _BOUNDARY_OUTSIDE_TOKENS = r"(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
-_CLAUSE_PUNCTUATION = r"[,;!?，；：。！？\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
-_SPLIT_PUNCTUATION = r"[,;!?，；：。！？、\n—–]|" + _BOUNDARY_OUTSIDE_TOKENS
-# What an exclusion frame may hold between its opener and its closer: no clause punctuation.
-_FRAME_INSIDE = r"[^,;!?，；：。！？\n—–.:]"
+_CLAUSE_MARKS = r",;!?，；：。！？\n—–"
+_CLAUSE_PUNCTUATION = rf"[{_CLAUSE_MARKS}]|" + _BOUNDARY_OUTSIDE_TOKENS
+_SPLIT_PUNCTUATION = rf"[{_CLAUSE_MARKS}、]|" + _BOUNDARY_OUTSIDE_TOKENS
+# What an exclusion frame may hold between its opener and its closer: no clause punctuation,
+# nor a dot or colon even inside a token.
+_FRAME_INSIDE = rf"[^{_CLAUSE_MARKS}.:]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,7 @@ class _Patterns:
     path: re.Pattern[str]
     command: re.Pattern[str]
     task_count: re.Pattern[str]  # words counting a prompt's tasks
-    exclusion_frame: re.Pattern[str]  # an opener, a thing's name, a closer: "跟油卡没关系"
+    exclusion_frame: re.Pattern[str]  # an opener, a thing's name, a closer: "跟登录没关系"
 
 
 def _words(words: tuple[str, ...]) -> str:
@@ -61,7 +63,8 @@ def _patterns(
     programs: tuple[str, ...],
     extensions: tuple[str, ...],
     counts: tuple[str, ...],
-    frame: tuple[tuple[str, ...], tuple[str, ...]],
+    frame_openers: tuple[str, ...],
+    frame_closers: tuple[str, ...],
 ) -> _Patterns:
     def alternation(punctuation: str, words: tuple[str, ...]) -> re.Pattern[str]:
         return re.compile(punctuation + ("|" + _words(words) if words else ""))
@@ -84,9 +87,9 @@ def _patterns(
         command=re.compile(command),
         task_count=re.compile("|".join(_count_cue(c) for c in counts) or r"(?!)"),
         exclusion_frame=re.compile(
-            rf"(?:{_words(frame[0])}){_FRAME_INSIDE}{{1,{params.EXCLUSION_FRAME_CHARS}}}?"
-            rf"(?:{_words(frame[1])})"
-            if all(frame)
+            rf"(?:{_words(frame_openers)}){_FRAME_INSIDE}{{1,{params.EXCLUSION_FRAME_CHARS}}}?"
+            rf"(?:{_words(frame_closers)})"
+            if frame_openers and frame_closers
             else r"(?!)"
         ),
     )
@@ -111,7 +114,8 @@ def _vocabulary_patterns(vocab: Vocabulary) -> _Patterns:
         vocab.command_programs,
         vocab.path_extensions,
         vocab.task_count_cues,
-        (vocab.exclusion_frame_openers, vocab.exclusion_frame_closers),
+        vocab.exclusion_frame_openers,
+        vocab.exclusion_frame_closers,
     )
 
 

@@ -36,7 +36,7 @@ BACKGROUND_WEIGHT = 0.4
 # A sentence calling its matter settled ("that part's fine") weighs less than background: it
 # names what the prompt is not about. 0.2 measured +1 over 0.4 on the proxy suites.
 SETTLED_WEIGHT = 0.2
-# An exclusion frame ("跟油卡没关系") holds at most this many characters between its opener and
+# An exclusion frame ("跟登录没关系") holds at most this many characters between its opener and
 # its closer: the name of a thing or two, never a clause.
 EXCLUSION_FRAME_CHARS = 16
 # Description similarity is measured over this many neighbouring sentences at a time (2 measured

@@ -116,7 +116,7 @@ class Vocabulary:
     negation_cues: tuple[str, ...]
     cue_false_friends: tuple[str, ...]  # words holding a cue that negate nothing (别的, 特别)
     exclusion_cues: tuple[str, ...]
-    exclusion_frame_openers: tuple[str, ...]  # words opening a frame (跟 of 跟油卡没关系)
+    exclusion_frame_openers: tuple[str, ...]  # words opening a frame (跟 of 跟登录没关系)
     exclusion_frame_closers: tuple[str, ...]  # ... and closing it (没关系)
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
