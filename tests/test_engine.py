@@ -3121,6 +3121,35 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
 
 
 @pytest.mark.parametrize(
+    ("prompt", "concept", "named"),
+    [
+        # Dozens of queries for one page are one query per row.
+        ("The orders page fires 240 SQL queries for one request.", "n_plus_one", True),
+        ("报表页每次打开都会发出 120 多条 SQL。", "n_plus_one", True),
+        ("Only 3 queries run per request.", "n_plus_one", False),
+        ("这条 SQL 要跑 40 秒。", "n_plus_one", False),
+        # Adding a package with the package manager's own command is adding a dependency.
+        ("Just pnpm add zod and use it for the forms.", "add_dependency", True),
+        ("日期处理太麻烦，直接装个库吧。", "add_dependency", True),
+        ("The menu board keeps showing the old specials after the chef edits them.", "stale", True),
+        ("Show me the test output before telling me the bug is gone.", "claim_done", True),
+        ("Keep a progress note in the repo in case the session dies.", "session_handoff", True),
+        ("The button label gets cut off on small phones.", "session_handoff", False),
+        ("The grpc stubs under gen/ are missing a field.", "code_generation", True),
+        ("Regenerate api_pb2.py after the proto change.", "code_generation", True),
+        ("Turn off the failing checks so the build passes.", "skip_test", True),
+        ("Turn off the dark mode toggle for now.", "skip_test", False),
+    ],
+)
+def test_a_situation_told_in_plain_words_names_its_concept(
+    prompt: str, concept: str, named: bool
+) -> None:
+    """What a prompt tells instead of naming ("240 queries for one request", "if the session
+    dies", "turn off the failing checks") is the engineering concept a card is about."""
+    assert (concept in envelope_of(prompt).concepts) is named
+
+
+@pytest.mark.parametrize(
     ("prompt", "proration"),
     [
         ("A subscriber upgrades on the 17th; bill the partial month.", True),
