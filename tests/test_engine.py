@@ -2460,6 +2460,21 @@ LIGHT = BACKGROUND_WEIGHT
             "介绍一下情况：看板换了新主题；成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, LIGHT, 1.0, 1.0],
         ),
+        # A matter said to wait ("that can wait", 以后再说, 都不急) is put off like one
+        # deferred to a date.
+        (
+            "The dashboards need a new theme, but that can wait. The cost review moved to "
+            "Friday. The import job runs out of memory on the March file. Can you look at it?",
+            [LIGHT, 1.0, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题，这个以后再说。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
+            [LIGHT, 1.0, 1.0, 1.0],
+        ),
+        (
+            "几个小事都不急：看板换新主题，成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
+            [LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2491,6 +2506,9 @@ LIGHT = BACKGROUND_WEIGHT
         "now-the-ask",
         "told-of-a-problem-zh",
         "how-things-stand-zh",
+        "can-wait-en",
+        "later-zh",
+        "not-urgent-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
