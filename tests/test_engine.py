@@ -3157,6 +3157,14 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
         ("Regenerate api_pb2.py after the proto change.", "code_generation", True),
         ("Turn off the failing checks so the build passes.", "skip_test", True),
         ("Turn off the dark mode toggle for now.", "skip_test", False),
+        ("The handler returned a constant while the backend was down.", "placeholder", True),
+        ("The template still ships a hardcoded list of stores.", "mock_in_delivery", True),
+        # Clocks change at the end of March; a deadline there is no clock change.
+        ("Reminders have gone out an hour late since the end of March.", "daylight_saving", True),
+        ("The report is due by the end of March.", "daylight_saving", False),
+        ("Both workers read the balance before any of them wrote it back.", "race_condition", True),
+        ("The class got more confirmations than seats.", "double_booking", True),
+        ("Every hour the cache entry expires and the database falls over.", "cache_stampede", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
