@@ -2475,6 +2475,12 @@ LIGHT = BACKGROUND_WEIGHT
             "几个小事都不急：看板换新主题，成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, 1.0, 1.0],
         ),
+        # What is urgent (急的是) is the request; what comes before it is not.
+        (
+            "看板换了新主题，成本评审排在下周，定金规则也改完了。急的是导入任务跑三月份的文件会内存溢出，"
+            "日志里只有一行 Killed，重跑也一样。帮我看一下怎么改，改动放在 jobs/import 下面。",
+            [LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2509,6 +2515,7 @@ LIGHT = BACKGROUND_WEIGHT
         "can-wait-en",
         "later-zh",
         "not-urgent-zh",
+        "urgent-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
@@ -2788,6 +2795,7 @@ def test_a_phrase_said_only_in_background_is_no_family_of_evidence(data_dir: Pat
             "The export drops its header row.",
             [SETTLED_WEIGHT, 1.0],
         ),
+        ("文件名上次已经核对过了。导入在 Linux 上崩溃。", [SETTLED_WEIGHT, 1.0]),
         # A sentence telling a failure is not settled, whatever else it says.
         ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
@@ -2803,6 +2811,7 @@ def test_a_phrase_said_only_in_background_is_no_family_of_evidence(data_dir: Pat
         "checked",
         "fine-for-now",
         "false-positive",
+        "checked-zh",
         "failure-in-sentence",
     ],
 )
