@@ -3174,6 +3174,17 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
         ("Both workers read the balance before any of them wrote it back.", "race_condition", True),
         ("The class got more confirmations than seats.", "double_booking", True),
         ("Every hour the cache entry expires and the database falls over.", "cache_stampede", True),
+        # A change that shows only after a while is held by a cache; stale docs are not.
+        ("店员改了营业时间，小程序上要过半小时才更新。", "cache_inconsistency", True),
+        ("店员改了营业时间，小程序上要过半小时才更新。", "stale", True),
+        (
+            "The kiosk keeps showing the old opening hours after the manager edits them.",
+            "cache_inconsistency",
+            True,
+        ),
+        ("Edits to a tour reach the site only when the TTL runs out.", "cache_inconsistency", True),
+        ("The setup guide is out of date.", "cache_inconsistency", False),
+        ("这份部署文档已经过时了。", "cache_inconsistency", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
