@@ -3185,6 +3185,20 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
         ("Edits to a tour reach the site only when the TTL runs out.", "cache_inconsistency", True),
         ("The setup guide is out of date.", "cache_inconsistency", False),
         ("这份部署文档已经过时了。", "cache_inconsistency", False),
+        # Work of several days, and a session that may be cut short, want a progress note.
+        (
+            "Porting the billing screens to the new framework will take days.",
+            "long_running_job",
+            True,
+        ),
+        ("把旧系统的报表迁过去要干好几天。", "long_running_job", True),
+        ("The report runs for a few seconds.", "long_running_job", False),
+        ("Keep notes in the repo; I may interrupt you at any time.", "session_handoff", True),
+        ("我随时可能打断你，每做完一块记一下进度。", "session_handoff", True),
+        # Its own checkout for each agent, two branches side by side on disk: worktrees.
+        ("Give each agent its own checkout and branch.", "worktree", True),
+        ("Keep both branches side by side on disk.", "worktree", True),
+        ("The shop has its own checkout page.", "worktree", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
