@@ -2168,6 +2168,17 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
         ),
         ("帮我想几个 zorbic quintal drift 的口号，押韵一点。", True, "question_declining_action"),
         ("zorbic quintal drift 小组周五团建，带什么零食好？", True, "question_declining_action"),
+        # So is a diagram to draw.
+        (
+            "Draw a sequence diagram of the zorbic quintal drift for the handbook.",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "帮我画一张流程图，讲清楚 zorbic quintal drift 的各个步骤。",
+            True,
+            "question_declining_action",
+        ),
         # Talking a review practice through is no review: only a request to act takes the card.
         (
             "聊聊你对 zorbic quintal drift 评审的看法，纯讨论，不针对具体的 PR。",

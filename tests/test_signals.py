@@ -47,6 +47,7 @@ CONTRACT_IDS = {
         "explain_only",
         "docs_example_only",
         "people_writing",
+        "diagram_drawing",
         "real_validation",
         "test_run",
         "ui_surface",
