@@ -3210,6 +3210,25 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
         ("Give each agent its own checkout and branch.", "worktree", True),
         ("Keep both branches side by side on disk.", "worktree", True),
         ("The shop has its own checkout page.", "worktree", False),
+        # Asked for proof before the word "done".
+        (
+            "Run the migration and paste what it printed before you call it finished.",
+            "show_evidence",
+            True,
+        ),
+        (
+            "Run the migration and paste what it printed before you call it finished.",
+            "claim_done",
+            True,
+        ),
+        ("跑完测试把结果贴给我再下结论。", "claim_done", True),
+        ("跑完测试把结果贴给我再下结论。", "show_evidence", True),
+        ("Last week you claimed it worked and the build was red.", "claim_done", True),
+        # A library by name is a new dependency; a product's package is not.
+        ("I found a library called tinydate that parses these.", "add_dependency", True),
+        ("Add a membership package called Premium.", "add_dependency", False),
+        # The server's local clock, stored as is, is a time-zone matter.
+        ("The order date comes from datetime.now() on the server.", "timezone", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
