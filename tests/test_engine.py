@@ -3221,6 +3221,12 @@ def test_a_second_checkout_of_the_repository_is_a_worktree(prompt: str, worktree
         ("Add a membership package called Premium.", "add_dependency", False),
         # The server's local clock, stored as is, is a time-zone matter.
         ("The order date comes from datetime.now() on the server.", "timezone", True),
+        # How a locale writes numbers, money and dates; copy that skips the translations.
+        ("German users want a decimal comma in prices.", "number_format", True),
+        ("The price list has a comma after every item.", "number_format", False),
+        ("Yen has no decimals, but the shop shows ¥1,200.00.", "currency_format", True),
+        ("报表里的日期用的是月/日/年，欧洲客户看不懂。", "date_format", True),
+        ("错误提示直接写在 JSX 里，没走翻译文件。", "hardcoded_strings", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
