@@ -3293,6 +3293,38 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The front desk and the website booked it in the same second.", "double_booking", True),
         ("Show French customers amounts in their own conventions.", "locale", True),
         ("就提交这次改的那个脚本。", "selective_commit", True),
+        # A skipped or swallowed failure, caches missed at once, a package, two sales both through.
+        ("The flaky test keeps failing, just put a skip decorator on it.", "skip_test", True),
+        ("The loop has an except: pass around the parser.", "swallowed_exception", True),
+        ("When the token cache expires, all the workers all miss at once.", "cache_stampede", True),
+        ("为了解析 PDF，要不要装个包？", "add_dependency", True),
+        ("换了新图标，很多用户还是看到旧图标。", "stale", True),
+        ("Two cashiers sold the last ticket and both went through.", "race_condition", True),
+        # A message that never goes through, a column filled for old rows, my files left out.
+        (
+            "The webhook worker keeps retrying it forever and the rest of the queue waits.",
+            "poison_message",
+            True,
+        ),
+        ("坏掉的那条消息消费失败后立刻重新投递，后面的都卡住了。", "poison_message", True),
+        ("The column is live; now fill it in for the old invoices.", "backfill", True),
+        ("把三年前的订单都补上值。", "backfill", True),
+        ("Commit it, but leave my stuff in config/ alone.", "selective_commit", True),
+        ("我自己改的那两个文件别提交。", "selective_commit", True),
+        # Sample data still on a page is a placeholder; a secret written into the code.
+        (
+            "The stats card still has hardcoded sample numbers from the mockup.",
+            "mock_in_delivery",
+            True,
+        ),
+        ("The stats card still has hardcoded sample numbers from the mockup.", "placeholder", True),
+        ("报表页现在是假数据，上线前换成真实查询。", "mock_in_delivery", True),
+        ("The Mailgun key is hard-coded in settings.py.", "secret_leak", True),
+        # Old and new code running side by side during a deploy: change the schema in two steps.
+        ("During a deploy, pods on the old build keep writing the table.", "expand_contract", True),
+        ("During a deploy, pods on the old build keep writing the table.", "rolling_update", True),
+        ("发版的十几分钟里新旧版本同时跑。", "expand_contract", True),
+        ("The old build is archived on the release page.", "expand_contract", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
