@@ -556,6 +556,10 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
         terms = item_check.strings(entry.get("terms"), "`terms`")
         if len(terms) < 2:
             raise item_check.fail("a concept needs at least two terms (a synonym set)")
+        if len(terms) < len(entry["terms"]):
+            written = [_normalize(term) for term in entry["terms"]]
+            twice = next(term for term in terms if written.count(term) > 1)
+            raise item_check.fail(f"term {twice!r} is written twice; keep one")
         for term in terms:
             _check_term_words(item_check, term)
             # As the matcher keeps it: "用 double" is "用double", "migrations" is "migration".

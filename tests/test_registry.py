@@ -291,6 +291,7 @@ def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path)
         # Terms are read as the matcher reads them: Han terms without the spaces between Chinese
         # and English words, words stemmed and without hyphens. 升级 gradle and 升级gradle are
         # one term, and so are "gradle upgrades" and "gradle-upgrade".
+        ("  - {id: a, terms: [undo, 撤销, undo]}\n", "'undo' is written twice; keep one"),
         (
             "  - {id: a, terms: [升级 gradle, 升级gradle, upgrade gradle]}\n",
             "'升级gradle' is '升级 gradle' again as the matcher reads it",
@@ -306,7 +307,13 @@ def test_a_regex_without_anchors_runs_always_and_is_warned_about(tmp_path: Path)
             "'gradle-upgrades' is also in concept 'a' \\(as 'gradle upgrade'\\)",
         ),
     ],
-    ids=["two-concepts", "spaced-twice", "spaced-in-two-concepts", "inflected-in-two-concepts"],
+    ids=[
+        "two-concepts",
+        "written-twice",
+        "spaced-twice",
+        "spaced-in-two-concepts",
+        "inflected-in-two-concepts",
+    ],
 )
 def test_lexicon_terms_belong_to_one_concept(tmp_path: Path, concepts: str, error: str) -> None:
     vocabulary = _with_lexicon(tmp_path, "concepts:\n" + concepts)
