@@ -3351,6 +3351,12 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The consumer retries forever on a bad message.", "unbounded_retry", True),
         ("失败了就无限重试。", "unbounded_retry", True),
         ("Retry once after a timeout.", "unbounded_retry", False),
+        # A live key or an auth string is a secret; the environment dumped into a chat leaks it.
+        ("代码里有一串 sk_live 开头的字符串。", "secret", True),
+        ("把 Twilio 的认证串放进环境变量。", "secret", True),
+        ("Don't dump the environment into the chat while debugging.", "secrets_in_logs", True),
+        ("排查时别打印环境变量。", "secrets_in_logs", True),
+        ("The export endpoint sends everything in one response.", "pagination", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
