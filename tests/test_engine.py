@@ -3402,6 +3402,9 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Track down where it actually comes from.", "root_cause", True),
         ("The job should catch it and carry on with the next row.", "swallowed_exception", True),
         ("他加了个防抖就糊过去了。", "workaround", True),
+        ("The old token is still in the history of that repo.", "secret_leak", True),
+        ("草稿先存在手机上，联网后再同步。", "offline", True),
+        ("The module has inconsistent quotes everywhere.", "code_formatting", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
