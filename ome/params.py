@@ -117,7 +117,10 @@ DESCRIPTION_ALONE_UNITS = 2.5
 # DESCRIPTION_ALONE_UNITS) take this share. Measured on the proxy suites (2026-12-04): tuning
 # 1,745 -> 1,752 of 2,140 (cross-language +7, one match-nothing prompt lost); 0.7 to 0.85 and
 # separate bars (1.0-1.75 and 1.75-2.25) all within three cases; a mixed prompt read as the
-# other language -8.
+# other language -8. The bars on what a description shares beyond a matched phrase
+# (ECHO_MIN_EXTRA, ECHO_ALONE_MIN_EXTRA) take it too: measured (2026-12-06) tuning 3,915 ->
+# 3,923 of 4,690 (nothing lost), blind 6,835 -> 6,838 of 8,310 (+7 -4); GLOSS_WEIGHT as the
+# share instead measured +17 -4 on tuning, a match-nothing prompt among the four.
 CROSS_LANGUAGE_SHARE = 0.8
 # A request for new code (a build request: "Write a command that exports invoices as CSV") joins
 # a card without a phrase of its own only on a description this close (set cosine), closer than

@@ -646,11 +646,14 @@ def assess_card(
         if best[2] is not None and not strong and (echoable or described_alone)
         else math.inf
     )
-    echo = {"overlap"} if echoable and beyond < params.ECHO_MIN_EXTRA else set()
+    # Across languages a description shares concepts and translations only: the bars on what it
+    # shares beyond the phrase take CROSS_LANGUAGE_SHARE, as the description bars do.
+    bar_share = params.CROSS_LANGUAGE_SHARE if across else 1.0
+    echo = {"overlap"} if echoable and beyond < bar_share * params.ECHO_MIN_EXTRA else set()
     # A signal fired by nothing but the word that met a one-concept phrase is that word again.
     if best[1] == "concepts" and best[2] is not None and _signals_echo(hinted, best[2], env):
         echo.add("signals")
-    echoed_alone = described_alone and beyond < params.ECHO_ALONE_MIN_EXTRA
+    echoed_alone = described_alone and beyond < bar_share * params.ECHO_ALONE_MIN_EXTRA
     described_alone = described_alone and not echoed_alone
     note = f", echoes the {'covered' if covered else 'matched'} phrase"
     items = [

@@ -659,6 +659,55 @@ def test_a_description_that_only_echoes_the_matched_phrase_does_not_admit_alone(
     assert overlap.endswith(f"echoes the {note} phrase") if note else "echoes" not in overlap
 
 
+# A card written in Chinese with an English topic word, and a card that shares its "customer"
+# concept, among lessons that share nothing with the prompts: "customer" is on two cards of
+# twenty-two, so it weighs a little less than a word on one card.
+WINE_AGE_CARDS = {
+    "wine-age-check": {
+        "title": "网上卖酒要先核对年龄",
+        "summary": "网店卖酒，结账时要核对顾客年龄，送货上门时快递员还要查证件。",
+        "criteria": {"use_when": ["在网上卖酒"], "ignore_when": []},
+        "recall": {"triggers": ["交货时出示年龄证明"], "topics": ["winery"]},
+    },
+    "csv-quoting": {
+        "title": "Export lists as CSV",
+        "summary": "Quote every field when the customer list goes out as CSV.",
+        "criteria": {"use_when": ["csv export"], "ignore_when": []},
+        "recall": {"triggers": ["csv quoting"]},
+    },
+    **{
+        f"filler-{n}": {
+            "title": f"Lesson {n}",
+            "summary": f"Lesson number {n} of the filler set.",
+            "criteria": {"use_when": ["never"], "ignore_when": []},
+            "recall": {"triggers": [f"filler {n}"]},
+        }
+        for n in range(20)
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection", "echoed"),
+    [
+        # The topic word, and translations of the card's words: the phrase and its echo.
+        ("Our winery webshop must check the age.", "insufficient_evidence", True),
+        # The "customer" concept besides: less than one word on one card, but across languages
+        # the bar on what the description shares beyond the phrase takes the same share as the
+        # description bars, so it admits the card alone.
+        ("Our winery webshop must check each customer's age.", "", False),
+    ],
+)
+def test_across_languages_a_description_beyond_the_phrase_takes_the_cross_language_share(
+    data_dir: Path, prompt: str, rejection: str, echoed: bool
+) -> None:
+    write_library(data_dir, WINE_AGE_CARDS)
+    row = candidate_rows(data_dir, prompt)["wine-age-check"]
+    assert [e["detail"] for e in row["evidence"] if e["family"] == "exact"] == ["winery"]
+    assert row["rejection"] == rejection
+    assert overlap_detail(row).endswith("echoes the matched phrase") is echoed
+
+
 TWO_TASK_CARDS = {
     "icon-button-name": {
         "title": "Give icon-only buttons an accessible name",
