@@ -2240,6 +2240,24 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
             True,
             "question_declining_action",
         ),
+        # A why-question asked out of curiosity or for an interview tracks down no failure of
+        # ours, whatever symptom it names; asked to find out why before changing anything, it
+        # does.
+        (
+            "Why does zorbic quintal drift fail twice a day? Just curious, not changing anything.",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "为什么 zorbic quintal drift 会重复出错？我在准备面试，不用改代码。",
+            True,
+            "question_declining_action",
+        ),
+        (
+            "Don't change anything yet: find out why zorbic quintal drift fails twice a day.",
+            True,
+            "",
+        ),
         # Asked to act as well, or to review what changed, the lesson applies.
         ("Explain zorbic quintal drift and then fix it.", False, ""),
         ("Review the zorbic quintal drift diff, don't change anything.", True, ""),

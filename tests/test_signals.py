@@ -45,6 +45,7 @@ CONTRACT_IDS = {
         "intent_debug",
         "intent_operate",
         "explain_only",
+        "curiosity_only",
         "docs_example_only",
         "people_writing",
         "diagram_drawing",
