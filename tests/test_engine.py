@@ -676,12 +676,7 @@ WINE_AGE_CARDS = {
         "recall": {"triggers": ["csv quoting"]},
     },
     **{
-        f"filler-{n}": {
-            "title": f"Lesson {n}",
-            "summary": f"Lesson number {n} of the filler set.",
-            "criteria": {"use_when": ["never"], "ignore_when": []},
-            "recall": {"triggers": [f"filler {n}"]},
-        }
+        f"filler-{n}": way_back_card(f"Lesson number {n} of the filler set.", f"filler {n}")
         for n in range(20)
     },
 }
