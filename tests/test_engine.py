@@ -2548,6 +2548,17 @@ LIGHT = BACKGROUND_WEIGHT
             "几个小事都不急：看板换新主题，成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, 1.0, 1.0],
         ),
+        # 近况 announces a status update; what the user only needs (你只需要, "all I need") is
+        # the request.
+        (
+            "近况如下：看板换了新主题。成本评审排在下周。今天你只需要处理导入任务：跑三月份的文件会内存溢出。",
+            [LIGHT, LIGHT, 1.0],
+        ),
+        (
+            "The dashboards got a new theme. The cost review moved to Friday. The team lunch is "
+            "on Monday. All I need today: the export job times out after ten minutes.",
+            [LIGHT, LIGHT, LIGHT, 1.0],
+        ),
         # What is urgent (急的是) is the request; what comes before it is not.
         (
             "看板换了新主题，成本评审排在下周，定金规则也改完了。急的是导入任务跑三月份的文件会内存溢出，"
@@ -2588,6 +2599,8 @@ LIGHT = BACKGROUND_WEIGHT
         "can-wait-en",
         "later-zh",
         "not-urgent-zh",
+        "status-update-zh",
+        "all-i-need-en",
         "urgent-zh",
     ],
 )
@@ -3499,6 +3512,26 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("消费组重启后 offset 回退了。", "duplicate_consumption", True),
         ("The script runs with read-write credentials.", "prod_access", True),
         ("Dig into why the cron job skips Mondays.", "root_cause", True),
+        ("The scanner app breaks when pickers lose signal.", "network_disconnect", True),
+        ("Provision the bucket from the infra code, not by hand.", "infrastructure_as_code", True),
+        ("Someone was clicking around in the console again.", "out_of_band_change", True),
+        ("The cache warms up slowly every time we deploy.", "after_deploy", True),
+        ("You told me it was fixed, but the nightly job failed again.", "claim_done", True),
+        ("These tests pass no matter what the function returns.", "over_mocking", True),
+        ("Change just that line and leave the rest alone.", "minimal_change", True),
+        ("用户说被扣两次款了。", "double_charge", True),
+        ("支付页卡住时用户点了两下，结果生成两笔订单。", "duplicate_order", True),
+        ("Write down where you got to before you stop.", "progress_log", True),
+        ("A fresh session should be able to carry on.", "session_handoff", True),
+        ("值班的人昨晚被吵醒三次。", "page_oncall", True),
+        ("Our SDK is produced from openapi definitions at build time.", "code_generation", True),
+        ("Show a friendly hint when there is no data.", "empty_state", True),
+        ("回调不管处理几次，积分只加一次。", "idempotency", True),
+        ("报销单里审批人不能是申请人，服务端要校验。", "separation_of_duties", True),
+        ("Big refunds go through a second level of approval.", "approval_workflow", True),
+        ("第三方接口报错时，不要只加 try/except 了事。", "swallowed_exception", True),
+        ("先找原因，别急着改代码。", "root_cause", True),
+        ("他把 Redis 密码直接写进 settings.py 了。", "secret_leak", True),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
