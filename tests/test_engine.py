@@ -2212,6 +2212,14 @@ def test_a_how_or_why_question_needs_a_covered_phrase(
         ),
         ("帮我想几个 zorbic quintal drift 的口号，押韵一点。", True, "question_declining_action"),
         ("zorbic quintal drift 小组周五团建，带什么零食好？", True, "question_declining_action"),
+        ("帮我想几个咖啡店名，和 zorbic quintal drift 有关。", True, "question_declining_action"),
+        # So is an opinion asked in passing or thinking aloud.
+        (
+            "Just brainstorming: how would you price a zorbic quintal drift tour?",
+            True,
+            "question_declining_action",
+        ),
+        ("随便问问，zorbic quintal drift 一般要多久？", True, "question_declining_action"),
         # So is a diagram to draw.
         (
             "Draw a sequence diagram of the zorbic quintal drift for the handbook.",

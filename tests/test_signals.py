@@ -48,6 +48,7 @@ CONTRACT_IDS = {
         "curiosity_only",
         "docs_example_only",
         "people_writing",
+        "opinion_only",
         "diagram_drawing",
         "real_validation",
         "test_run",
