@@ -572,12 +572,14 @@ def assess_card(
         and bool(prompt_units(card, env) - set(best[2].units))
     )
     least = params.WITNESSED_DESCRIPTION_MIN_UNITS if witnessed else params.DESCRIPTION_MIN_UNITS
-    alone = params.DESCRIPTION_ALONE_UNITS
     across = _across_languages(card, env)
+    # Only concepts and glosses (a gloss at GLOSS_WEIGHT) cross: the same meaning shares less, so
+    # every bar on shared weight (the description's, and below what it shares beyond a matched
+    # phrase) takes CROSS_LANGUAGE_SHARE.
+    bar_share = params.CROSS_LANGUAGE_SHARE if across else 1.0
+    alone = bar_share * params.DESCRIPTION_ALONE_UNITS
     if across:
-        # Only concepts and glosses (a gloss at GLOSS_WEIGHT) cross: the same meaning shares less.
         least = min(least, params.CROSS_LANGUAGE_SHARE * params.DESCRIPTION_MIN_UNITS)
-        alone *= params.CROSS_LANGUAGE_SHARE
     cosine, described, translated = _description_match(
         card, env, weight, sizes, least, registry.vocabulary
     )
@@ -646,9 +648,6 @@ def assess_card(
         if best[2] is not None and not strong and (echoable or described_alone)
         else math.inf
     )
-    # Across languages a description shares concepts and translations only: the bars on what it
-    # shares beyond the phrase take CROSS_LANGUAGE_SHARE, as the description bars do.
-    bar_share = params.CROSS_LANGUAGE_SHARE if across else 1.0
     echo = {"overlap"} if echoable and beyond < bar_share * params.ECHO_MIN_EXTRA else set()
     # A signal fired by nothing but the word that met a one-concept phrase is that word again.
     if best[1] == "concepts" and best[2] is not None and _signals_echo(hinted, best[2], env):
