@@ -623,6 +623,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     intents = tuple(
         sorted({hit.intent for hit in detection.hits if hit.intent and hit.id in fired})
     )
+    operations = _labels(text, vocab.operations)
     counts = Counter(positive)
     keywords = tuple(
         term for term, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:24]
@@ -648,7 +649,10 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
         and not thirds
         and not more_tasks_said,
-        build_request=_opens_with(text, vocab.build_cues),
+        # A request whose one operation is a deletion ("把生产库里的旧档案全部删掉", "Write a script
+        # to delete ...") is judged as the deletion it asks for: lessons about deleting apply
+        # whatever carries it out, so only other builds are held to a phrase of the card's own.
+        build_request=_opens_with(text, vocab.build_cues) and operations != ("delete",),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
         commands=tuple(dict.fromkeys(m.group(0).strip() for m in patterns.command.finditer(text))),
         symbols=tuple(dict.fromkeys(m.group(0) for m in _SYMBOL_RE.finditer(original)))[:32],
@@ -668,7 +672,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         ),
         task_types=_labels(text, vocab.task_types),
         surfaces=_labels(text, vocab.surfaces),
-        operations=_labels(text, vocab.operations),
+        operations=operations,
         keywords=keywords,
     )
 

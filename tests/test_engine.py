@@ -3053,6 +3053,10 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         ("把配置里的端口换成 8080", True),
         ("帮我把日志级别调成 debug", True),
         ("我把配置改了以后服务起不来", False),
+        # A request whose one operation is a deletion is judged as that deletion, code or not.
+        ("把去年的临时表全部删掉，腾出空间", False),
+        ("Write a script to delete the expired sessions.", False),
+        ("Add a button that deletes the draft.", True),
     ],
     ids=[
         "write",
@@ -3071,6 +3075,9 @@ def test_a_look_alike_named_in_a_status_update_is_not_returned(data_dir: Path) -
         "zh-ba",
         "zh-help-ba",
         "zh-ba-not-opening",
+        "zh-ba-delete-only",
+        "write-delete-only",
+        "add-and-delete",
     ],
 )
 def test_a_prompt_opening_with_a_build_verb_is_a_build_request(prompt: str, build: bool) -> None:
