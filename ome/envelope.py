@@ -649,8 +649,8 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         two_tasks=(counted or (len(pieces) == 2 and sentences <= 2))
         and not thirds
         and not more_tasks_said,
-        # A request whose one operation is a deletion ("把生产库里的旧档案全部删掉", "Write a script
-        # to delete ...") is judged as the deletion it asks for: lessons about deleting apply
+        # A request whose one operation is a deletion ("把生产库里的旧档案全部删掉", "Write a job
+        # that will delete ...") is judged as the deletion it asks for: lessons about deleting apply
         # whatever carries it out, so only other builds are held to a phrase of the card's own.
         build_request=_opens_with(text, vocab.build_cues) and operations != ("delete",),
         files=tuple(dict.fromkeys(m.group(0) for m in patterns.path.finditer(original))),
