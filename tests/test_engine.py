@@ -3646,6 +3646,14 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("A double-tap on Pay creates two charges.", "double_submit", True),
         ("合计和手算的差了 1 分。", "off_by_a_cent", True),
         ("另外起一个分支修这个问题。", "separate_worktree", True),
+        ("接口调用有时一分钟都不返回。", "hang", True),
+        ("这个导入脚本就算重复跑也只能记一次账。", "idempotency", True),
+        ("That staging password has been on GitHub since March.", "secret_leak", True),
+        ("The pipeline installs packages from scratch on each run.", "build_cache", True),
+        ("请别动我现在目录里的东西。", "separate_worktree", True),
+        ("客人要先签免责才能上课。", "liability_waiver", True),
+        ("Two cashiers sold the last ticket at the same moment.", "race_condition", True),
+        ("It fails on every run; it isn't intermittent.", "flaky", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
