@@ -2574,7 +2574,9 @@ LIGHT = BACKGROUND_WEIGHT
             [LIGHT, 1.0, 1.0],
         ),
         # The request may be named as the user's for the agent ("the thing for you", 你做第 N 条),
-        # and a matter may be said to be no concern of the agent's ("not your problem", 先别管).
+        # and a matter may be said to be no concern of the agent's ("not your problem", 不用你操心).
+        # "Not urgent" and 先别管 are no cue: they often sit in the request itself ("not urgent,
+        # but ...", 先别管性能，先把 ...).
         (
             "The dashboards got a new theme. The cost review moved to Friday. The team lunch is "
             "on Monday. Now the thing for you: the export job times out after ten minutes.",
@@ -2590,8 +2592,17 @@ LIGHT = BACKGROUND_WEIGHT
             [LIGHT, 1.0, 1.0, 1.0],
         ),
         (
-            "看板换了新主题，这个先别管。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
+            "看板换了新主题，这个不用你操心。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, 1.0, 1.0, 1.0],
+        ),
+        (
+            "The dashboards got a new theme. The cost review moved to Friday. The team lunch is "
+            "on Monday. This is not urgent, but the export job times out after ten minutes.",
+            [1.0, 1.0, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题。成本评审排在下周。定金规则也改完了。先别管性能，导入任务跑三月份的文件会内存溢出。",
+            [1.0, 1.0, 1.0, 1.0],
         ),
     ],
     ids=[
@@ -2633,7 +2644,9 @@ LIGHT = BACKGROUND_WEIGHT
         "thing-for-you-en",
         "you-take-item-zh",
         "not-your-problem-en",
-        "leave-it-zh",
+        "not-your-worry-zh",
+        "not-urgent-but-en",
+        "leave-aside-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
