@@ -2595,21 +2595,21 @@ LIGHT = BACKGROUND_WEIGHT
             "看板换了新主题，这个不用你操心。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, 1.0, 1.0, 1.0],
         ),
-        # "None of that matters" says the sentences before it are background; "Context:" and
-        # 说下情况 open a status sentence, as "Background:" does.
+        # "None of that matters" says the sentences before it are background; 说下情况 followed by a
+        # colon opens a status sentence, as 背景 does. Asked of the agent ("跟客户说一下情况") it
+        # is the request.
         (
             "The dashboards got a new theme and the cost review moved to Friday. None of that "
             "matters here. The export job times out after ten minutes. Can you look at it?",
             [LIGHT, LIGHT, 1.0, 1.0],
         ),
         (
-            "Context: the dashboards got a new theme. The cost review moved to Friday. The export "
-            "job times out after ten minutes. Can you look at it?",
+            "说下情况：看板换了新主题。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
             [LIGHT, 1.0, 1.0, 1.0],
         ),
         (
-            "说下情况：看板换了新主题。成本评审排在下周。导入任务跑三月份的文件会内存溢出。帮我看一下。",
-            [LIGHT, 1.0, 1.0, 1.0],
+            "看板换了新主题。成本评审排在下周。三月的订单延迟了，帮我写封邮件跟客户说一下情况。导入任务也要看一下。",
+            [1.0, 1.0, 1.0, 1.0],
         ),
         (
             "The dashboards got a new theme. The cost review moved to Friday. The team lunch is "
@@ -2662,8 +2662,8 @@ LIGHT = BACKGROUND_WEIGHT
         "not-your-problem-en",
         "not-your-worry-zh",
         "none-matters-en",
-        "context-colon-en",
         "how-things-are-zh",
+        "telling-the-customer-zh",
         "not-urgent-but-en",
         "leave-aside-zh",
     ],
@@ -3894,11 +3894,9 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("队列里有条坏掉的消息。", "poison_message", True),
         ("一条出错，后面的消息全堵住了。", "poison_message", True),
         ("失败的消息又重新拿回来处理。", "unbounded_retry", True),
-        ("已经发出去的包收不回来。", "old_version", True),
-        ("请求慢的时候按钮没反应。", "loading_state", True),
         ("没有记录时页面空白一片。", "empty_state", True),
         ("Refunds only add up to part of the sales.", "reconciliation", True),
-        ("Every figure should be traceable to a source row.", "reconciliation", True),
+        ("Every figure should be traceable to the source.", "reconciliation", True),
         ("Two riders took the last spot.", "oversell", True),
         ("卖掉的车网上还挂着。", "oversell", True),
         ("下架的商品店铺还挂着。", "oversell", True),
@@ -3945,6 +3943,9 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The job is pulling in a lot of rows.", "add_dependency", False),
         ("The invoice gets paid next month.", "payroll_cutoff", False),
         ("That question is set aside for now.", "stock_reservation", False),
+        ("已经发出去的包裹要拦截回来。", "old_version", False),
+        ("Errors should be traceable to a request id.", "reconciliation", False),
+        ("Convert the id from integer to string in the JSON.", "alter_column", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
