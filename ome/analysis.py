@@ -67,16 +67,20 @@ class Token:
 
 
 # Circled numbers number list items ("① ... ② ..."); NFKC reads "①" as a bare "1", which
-# numbers nothing, so they become "(1)" first.
-_CIRCLED = str.maketrans(
+# numbers nothing, so they become "(1)" first. A full-width colon ends a clause even between
+# two code tokens ("no schema change：orders.currency"), where NFKC's ASCII colon would join
+# them into one, so it becomes a colon and a space.
+_BEFORE_NFKC = str.maketrans(
     {c: f"({n})" for n, c in enumerate("①②③④⑤⑥⑦⑧⑨⑩", 1)}
     | {c: f"({n})" for n, c in enumerate("❶❷❸❹❺❻❼❽❾❿", 1)}
+    | {"：": ": "}
 )
 
 
 def nfkc(text: str) -> str:
-    """NFKC-fold a text (full-width forms to ASCII), circled numbers to "(1)" first."""
-    return text if text.isascii() else unicodedata.normalize("NFKC", text.translate(_CIRCLED))
+    """NFKC-fold a text (full-width forms to ASCII), circled numbers to "(1)" and a full-width
+    colon to ": " first."""
+    return text if text.isascii() else unicodedata.normalize("NFKC", text.translate(_BEFORE_NFKC))
 
 
 def fold_chars(text: str) -> str:

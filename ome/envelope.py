@@ -28,8 +28,11 @@ Language = Literal["en", "zh", "mixed", "none"]
 _SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！？;；]*")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
-# "schema.sql", "python:3", "https://") ends nothing.
-_BOUNDARY_OUTSIDE_TOKENS = r"(?<!\w)[.:]|[.:](?![\w/])|\s--?\s"
+# "schema.sql", "python:3", "https://") ends nothing; a colon beside a Han character is
+# Chinese punctuation typed half-width ("跟会员无关:顾客要退钱"), so it does.
+_BOUNDARY_OUTSIDE_TOKENS = (
+    r"(?<!\w)[.:]|[.:](?![\w/])|(?<=[\u3400-\u9fff]):|:(?=[\u3400-\u9fff])|\s--?\s"
+)
 _CLAUSE_MARKS = r",;!?，；：。！？\n—–"
 _CLAUSE_PUNCTUATION = rf"[{_CLAUSE_MARKS}]|" + _BOUNDARY_OUTSIDE_TOKENS
 _SPLIT_PUNCTUATION = rf"[{_CLAUSE_MARKS}、]|" + _BOUNDARY_OUTSIDE_TOKENS

@@ -1884,6 +1884,10 @@ def test_a_fired_specific_hint_and_one_shared_description_word_admit_together(
         # Chinese names what a task is not about first: 跟 X 没关系 leaves X out.
         ("把报表导出改快一点，超时的请求要重试。跟登录没关系。", "跟登录没关系"),
         ("这个 bug 和缓存无关，是登录的问题", "和缓存无关"),
+        # A colon ends the clause: full-width, or half-width beside a Han character.
+        ("跟报表无关：给订单表加一个备注列", "跟报表无关"),
+        ("先不动旧数据:只给订单表加一列", "不动旧数据"),
+        ("this time no schema change：just fill users.region", "no schema change"),
         # What does not happen is not the matter: "nothing is printed twice".
         (
             "The label job stalls on one bad row; nothing is printed twice, it just stops",
@@ -2776,10 +2780,11 @@ def test_a_word_and_its_concept_count_once_and_a_half_in_the_description(
             "no label. Fix both.",
             [{"messag", "piec"}, {"bell", "label"}, {"fix"}],
         ),
-        # A word that counts the tasks ("两处") cuts nothing: the clauses stay.
+        # A word that counts the tasks ("两处") cuts nothing: the clauses stay, the colon ending
+        # the first as it does in English.
         (
             "结账页有两处问题：按钮文字写死在组件里；金额显示要按用户地区格式化。",
-            [{"§button"}, {"地区"}],
+            [{"两处"}, {"§button"}, {"地区"}],
         ),
         # A third list marker starts a third task.
         (
