@@ -32,15 +32,16 @@ _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Two capitalised words run together: a name ("GitHub") or a class ("LedgerExporter").
 _WORD_PAIR_RE = re.compile(r"([A-Z][a-z]+)([A-Z][a-z]+)")
 _SPLIT_RE = re.compile(r"[_./\\:@+#$-]+")
-_HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
-_HAN_RUN_RE = re.compile(_HAN_CLASS + "+")
-_NOT_HAN_CLASS = "[^\\s`" + _HAN_CLASS[1:]
+# The characters analysed as CJK (Han, kana, Hangul), as a regex class.
+HAN_CLASS = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]"
+_HAN_RUN_RE = re.compile(HAN_CLASS + "+")
+_NOT_HAN_CLASS = "[^\\s`" + HAN_CLASS[1:]
 # Spaces between a CJK character and another (an English word, a digit): writers put them there
 # or leave them out ("金额用 double", "金额用double"), and mark code with backticks or not ("跑一条
 # `UPDATE`"), so Chinese phrases are compared without them. Spaces between two CJK characters
 # separate, and stay.
 _HAN_SPACE_RE = re.compile(
-    rf"(?<={_HAN_CLASS})[\s`]+(?={_NOT_HAN_CLASS})|(?<={_NOT_HAN_CLASS})[\s`]+(?={_HAN_CLASS})"
+    rf"(?<={HAN_CLASS})[\s`]+(?={_NOT_HAN_CLASS})|(?<={_NOT_HAN_CLASS})[\s`]+(?={HAN_CLASS})"
 )
 _VOWEL_GROUP_RE = re.compile(r"[aeiouy]+")
 # Curly quotes pasted from chat apps fold to straight ones ("don’t" is "don't").

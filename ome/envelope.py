@@ -16,7 +16,7 @@ from itertools import pairwise
 from typing import Literal
 
 from ome import params
-from ome.analysis import Token, has_han, is_han, normalize_text, pair_words, tokenize
+from ome.analysis import HAN_CLASS, Token, has_han, is_han, normalize_text, pair_words, tokenize
 from ome.concepts import ConceptHit, ConceptMatcher, concept_token
 from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_phrase
 
@@ -28,11 +28,9 @@ Language = Literal["en", "zh", "mixed", "none"]
 _SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！？;；]*")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
-# "schema.sql", "python:3", "https://") ends nothing; a colon beside a Han character is
+# "schema.sql", "python:3", "https://") ends nothing; a colon beside a CJK character is
 # Chinese punctuation typed half-width ("跟会员无关:顾客要退钱"), so it does.
-_BOUNDARY_OUTSIDE_TOKENS = (
-    r"(?<!\w)[.:]|[.:](?![\w/])|(?<=[\u3400-\u9fff]):|:(?=[\u3400-\u9fff])|\s--?\s"
-)
+_BOUNDARY_OUTSIDE_TOKENS = rf"(?<!\w)[.:]|[.:](?![\w/])|(?<={HAN_CLASS}):|:(?={HAN_CLASS})|\s--?\s"
 _CLAUSE_MARKS = r",;!?，；：。！？\n—–"
 _CLAUSE_PUNCTUATION = rf"[{_CLAUSE_MARKS}]|" + _BOUNDARY_OUTSIDE_TOKENS
 _SPLIT_PUNCTUATION = rf"[{_CLAUSE_MARKS}、]|" + _BOUNDARY_OUTSIDE_TOKENS
