@@ -3960,10 +3960,9 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Each guest gets a text and an email about it.", "sms", True),
         ("别动我当前的目录，另外单独开一个工作目录。", "separate_worktree", True),
         ("It has to fire once no matter how many replicas we run.", "duplicate_job_run", True),
-        ("Paste the results here before you move on.", "show_evidence", True),
+        ("Paste the test results here before you move on.", "show_evidence", True),
         ("The Twilio key got committed last week.", "secret_leak", True),
         ("他把数据库密码直接写在脚本里了。", "secret_leak", True),
-        ("这个图表库值不值得引进？", "add_dependency", True),
         ("The release branch is shared and everyone has already pulled it.", "shared_branch", True),
         ("这个测试把被测函数本身给 mock 了。", "over_mocking", True),
         ("先查清楚为什么会重复扣款。", "root_cause", True),
@@ -4037,6 +4036,10 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The site is back online after the outage.", "offline", False),
         ("We have already pulled those tags.", "shared_branch", False),
         ("合同变更单上周上线了。", "contract_addendum", False),
+        ("The serial no longer matches the board.", "serial_number", False),
+        ("这个方案值不值得引入缓存？", "add_dependency", False),
+        ("We paste the results into the weekly doc.", "show_evidence", False),
+        ("Clear the discarded items from the cart.", "stock_writeoff", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
