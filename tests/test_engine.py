@@ -4076,7 +4076,7 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Put the worst on top.", "severity", True),
         ("Please go over this diff.", "code_review", True),
         ("Stage just the two files.", "selective_commit", True),
-        ("Keep the local experiments as they are.", "dirty_worktree", True),
+        ("Keep my local experiments as they are.", "dirty_worktree", True),
         ("Which stores got stock from the same delivery?", "lot_tracking", True),
         ("List what is going into the package.", "npm_pack_tarball", True),
         ("有几条消息格式坏了。", "poison_message", True),
@@ -4132,6 +4132,8 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The exact steps are in the wiki.", "reproduce", False),
         ("These rows came from the same batch job.", "lot_tracking", False),
         ("What's in the package.json scripts?", "npm_pack_tarball", False),
+        ("Reword them so they sound friendlier.", "commit_message", False),
+        ("Run local experiments on the GPU first.", "dirty_worktree", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
