@@ -22,16 +22,18 @@ from ome.signals import Detection, Registry, Vocabulary, detect_signals, find_ph
 
 Language = Literal["en", "zh", "mixed", "none"]
 
-# Clause boundaries end an exclusion span; sentence boundaries end a segment.
+# Clause boundaries end an exclusion span; sentence boundaries end a segment. Texts arrive
+# NFKC-folded (`normalize_text`): full-width ，；：！？ are ASCII by then, and only the marks
+# NFKC keeps (。、—–) are listed besides the ASCII ones.
 # A dot ends a sentence only before a space, more punctuation or the end: "3.22", "payment.js"
 # and "api.acme.dev" are one token each.
-_SENTENCE_RE = re.compile(r"(?:[^.!?。！？;；\n]|\.(?=[^\s.!?]))+[.!?。！？;；]*")
+_SENTENCE_RE = re.compile(r"(?:[^.!?。;\n]|\.(?=[^\s.!?]))+[.!?。;]*")
 # Punctuation that ends a clause (a dash too: "no more debate - now test it"); the words that
 # do (and those between two tasks) are data. A dot or colon inside a token ("3.12.4",
 # "schema.sql", "python:3", "https://") ends nothing; a colon beside a CJK character is
 # Chinese punctuation typed half-width ("跟会员无关:顾客要退钱"), so it does.
 _BOUNDARY_OUTSIDE_TOKENS = rf"(?<!\w)[.:]|[.:](?![\w/])|(?<={HAN_CLASS}):|:(?={HAN_CLASS})|\s--?\s"
-_CLAUSE_MARKS = r",;!?，；：。！？\n—–"
+_CLAUSE_MARKS = r",;!?。\n—–"
 _CLAUSE_PUNCTUATION = rf"[{_CLAUSE_MARKS}]|" + _BOUNDARY_OUTSIDE_TOKENS
 _SPLIT_PUNCTUATION = rf"[{_CLAUSE_MARKS}、]|" + _BOUNDARY_OUTSIDE_TOKENS
 # What an exclusion frame may hold between its opener and its closer: no clause punctuation,
