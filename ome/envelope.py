@@ -98,6 +98,10 @@ def _patterns(
     )
 
 
+# What may follow a Chinese exclusion closer before its clause ends: particles ("不用管了吧").
+_CLOSER_TAIL_RE = re.compile(r"[了它啦吧哈呢的]*\s*")
+
+
 def _count_cue(cue: str) -> str:
     """A task-count cue as a regex; an English one also takes up to two words before its noun.
 
@@ -243,6 +247,31 @@ def _cue_spans(
             end = end_match.start() if end_match else len(text)
             spans.append((start, end))
     return _merged(spans)
+
+
+def _closed_spans(
+    text: str,
+    closers: tuple[str, ...],
+    back_references: tuple[str, ...],
+    clause_end: re.Pattern[str],
+) -> list[tuple[int, int]]:
+    """Spans of the clauses a closer leaves out of the task ("日期格式这次不用管"), each from the
+    boundary before the clause (so the clause's first word lies inside it) to the closer's end.
+    A Chinese closer must end its clause, a particle aside: 不用管理员 and 不用管这些 close none."""
+    spans: list[tuple[int, int]] = []
+    for closer in closers:
+        for start, end in find_phrase(text, closer):
+            if not closer.isascii():
+                after = _CLOSER_TAIL_RE.match(text, end)
+                stop = after.end() if after else end
+                if stop < len(text) and not clause_end.match(text, stop):
+                    continue
+            before = [m.start() for m in clause_end.finditer(text, 0, start)]
+            begin = before[-1] if before else 0
+            # "这些都先不管" points back at sentences the background weighting already reads.
+            if not _opens_with(text[begin:start].lstrip(_CLAUSE_MARKS + ".: "), back_references):
+                spans.append((begin, end))
+    return spans
 
 
 def _merged(spans: Sequence[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
@@ -464,6 +493,9 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
         [
             *_cue_spans(text, vocab.exclusion_cues, patterns.clause_end, friends),
             *(m.span() for m in patterns.exclusion_frame.finditer(text)),
+            *_closed_spans(
+                text, vocab.exclusion_closers, vocab.back_reference_cues, patterns.clause_end
+            ),
         ]
     )
     negations = _cue_spans(text, vocab.negation_cues, patterns.clause_end, friends)

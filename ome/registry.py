@@ -72,6 +72,7 @@ CUE_KEYS = (
     "exclusion_cues",
     "exclusion_frame_openers",
     "exclusion_frame_closers",
+    "exclusion_closers",
     "focus_cues",
     "background_cues",
     "back_reference_cues",

@@ -118,6 +118,7 @@ class Vocabulary:
     exclusion_cues: tuple[str, ...]
     exclusion_frame_openers: tuple[str, ...]  # words opening a frame (跟 of 跟登录没关系)
     exclusion_frame_closers: tuple[str, ...]  # ... and closing it (没关系)
+    exclusion_closers: tuple[str, ...]  # words ending a clause left out of the task (不用管)
     focus_cues: tuple[str, ...]
     background_cues: tuple[str, ...]
     back_reference_cues: tuple[str, ...]  # words opening a sentence about the ones before ("这些")
@@ -651,6 +652,7 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
         exclusion_cues=_cues(data, "exclusion_cues"),
         exclusion_frame_openers=_cues(data, "exclusion_frame_openers"),
         exclusion_frame_closers=_cues(data, "exclusion_frame_closers"),
+        exclusion_closers=_cues(data, "exclusion_closers"),
         focus_cues=_cues(data, "focus_cues"),
         background_cues=_cues(data, "background_cues"),
         back_reference_cues=_cues(data, "back_reference_cues"),

@@ -1901,6 +1901,44 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("prompt", "excluded"),
+    [
+        # A closer leaves out the clause it ends, from the clause's first word.
+        (
+            "把界面文字抽出来。日期金额的格式这次不用管，另一个同事在做。",
+            ["日期金额的格式这次不用管"],
+        ),
+        ("Fix the export. Royalties are out of scope.", ["royalties are out of scope"]),
+        ("Redis 缓存先不管了，CI 的缓存要清掉", ["redis 缓存先不管"]),
+        # A closer with its object after it, or inside a longer word, closes nothing.
+        ("你不用管这些，直接修登录的 bug", []),
+        ("这个接口不用管理员权限就能调，加上鉴权", []),
+        # "这些都先不管" points back at sentences before; the background weighting reads those.
+        ("移动端要加暗色主题。这些都先不管。真正的问题是日志对不上", []),
+    ],
+)
+def test_a_closer_leaves_out_the_clause_it_ends(prompt: str, excluded: list[str]) -> None:
+    env = envelope_of(prompt)
+    assert [env.text[a:b].strip(" 。,;.:") for a, b in env.exclusion_spans] == excluded
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection"),
+    [
+        ("界面文字全部抽出来做成资源文件，日期金额的本地化格式也要处理。", "ignore_rule"),
+        ("界面文字全部抽出来做成资源文件。日期金额的本地化格式这次不用管。", ""),
+    ],
+)
+def test_an_ignore_phrase_in_a_clause_left_out_rejects_nothing(
+    data_dir: Path, prompt: str, rejection: str
+) -> None:
+    card = way_back_card("界面文字抽到资源文件里，每种语言一份。", "资源文件")
+    card["criteria"] = {"use_when": ["界面文字抽取"], "ignore_when": ["日期金额的本地化格式"]}
+    write_library(data_dir, {"i18n-strings": card})
+    assert candidate_rows(data_dir, prompt)["i18n-strings"]["rejection"] == rejection
+
+
+@pytest.mark.parametrize(
     ("prompt", "defect"),
     [
         ("The checkout page is not loading after the deploy", "load"),
