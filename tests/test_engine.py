@@ -1910,8 +1910,10 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ),
         ("Fix the export. Royalties are out of scope.", ["royalties are out of scope"]),
         ("Redis 缓存先不管了，CI 的缓存要清掉", ["redis 缓存先不管"]),
+        ("日志改成 JSON。告警规则不用改。", ["告警规则不用改"]),
         # A closer with its object after it, or inside a longer word, closes nothing.
         ("你不用管这些，直接修登录的 bug", []),
+        ("不用改代码，只改配置", []),
         ("这个接口不用管理员权限就能调，加上鉴权", []),
         # "这些都先不管" points back at sentences before; the background weighting reads those.
         ("移动端要加暗色主题。这些都先不管。真正的问题是日志对不上", []),
@@ -4179,6 +4181,18 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Tenants read each other's reports by changing the id in the URL.", "idor", True),
         ("门店订单下午三点以后不能再改。", "order_cutoff", True),
         ("批发订单的截单时间按店铺时区算。", "order_cutoff", True),
+        ("别给这几行写忽略注释，把类型错误修掉。", "lint_suppression", True),
+        ("两个客户都订到了同一个场地。", "double_booking", True),
+        ("仓库里信号很差，扫码经常失败。", "weak_network", True),
+        ("先存在本地，等有网了再上传。", "offline", True),
+        ("这两个修复别混在一块提交。", "unrelated_changes", True),
+        ("仓库里有我改了一半的接口。", "dirty_worktree", True),
+        ("Two agents keep stepping on each other in one clone.", "separate_worktree", True),
+        ("Ship the new field without breaking old installs.", "old_version", True),
+        ("Some orders got fulfilled twice after the retry.", "duplicate", True),
+        ("总价是用 JS number 相乘算出来的。", "money_as_float", True),
+        ("The old app still reads the legacy field for a month.", "mixed_versions", True),
+        ("The test fails maybe once every twenty runs.", "flaky", True),
         ("The exception is thrown out of the handler.", "stock_writeoff", False),
         ("把历史数据的图表展示出来。", "backfill", False),
         ("需求要改数据结构。", "data_fix", False),
@@ -4244,6 +4258,7 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The buyer sent back a message asking for the invoice.", "return_goods", False),
         ("上线以后不能再改这个配置。", "order_cutoff", False),
         ("Store the logs somewhere separate from the app.", "separate_worktree", False),
+        ("把缓存直接清掉再试一次。", "destructive_operation", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
