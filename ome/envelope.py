@@ -99,7 +99,7 @@ def _patterns(
 
 
 # What may follow a Chinese exclusion closer before its clause ends: particles ("不用管了吧").
-_CLOSER_TAIL_RE = re.compile(r"[了它啦吧哈呢的]*\s*")
+_CLOSER_PARTICLES = "了它啦吧哈呢的 "
 
 
 def _count_cue(cue: str) -> str:
@@ -262,14 +262,13 @@ def _closed_spans(
     for closer in closers:
         for start, end in find_phrase(text, closer):
             if not closer.isascii():
-                after = _CLOSER_TAIL_RE.match(text, end)
-                stop = after.end() if after else end
+                stop = len(text) - len(text[end:].lstrip(_CLOSER_PARTICLES))
                 if stop < len(text) and not clause_end.match(text, stop):
                     continue
-            before = [m.start() for m in clause_end.finditer(text, 0, start)]
-            begin = before[-1] if before else 0
+            boundaries = list(clause_end.finditer(text, 0, start))
+            begin, opening = boundaries[-1].span() if boundaries else (0, 0)
             # "这些都先不管" points back at sentences the background weighting already reads.
-            if not _opens_with(text[begin:start].lstrip(_CLAUSE_MARKS + ".: "), back_references):
+            if not _opens_with(text[opening:start], back_references):
                 spans.append((begin, end))
     return spans
 

@@ -1911,12 +1911,14 @@ def test_an_exclusion_ends_at_its_clause(prompt: str, excluded: str) -> None:
         ("Fix the export. Royalties are out of scope.", ["royalties are out of scope"]),
         ("Redis 缓存先不管了，CI 的缓存要清掉", ["redis 缓存先不管"]),
         ("日志改成 JSON。告警规则不用改。", ["告警规则不用改"]),
+        ("告警规则不用管\n其他照旧，把日志改成 JSON", ["告警规则不用管"]),
         # A closer with its object after it, or inside a longer word, closes nothing.
         ("你不用管这些，直接修登录的 bug", []),
         ("不用改代码，只改配置", []),
         ("这个接口不用管理员权限就能调，加上鉴权", []),
         # "这些都先不管" points back at sentences before; the background weighting reads those.
         ("移动端要加暗色主题。这些都先不管。真正的问题是日志对不上", []),
+        ("前端在改版，但是这些都不用管，修登录的 bug", []),
     ],
 )
 def test_a_closer_leaves_out_the_clause_it_ends(prompt: str, excluded: list[str]) -> None:
