@@ -150,7 +150,23 @@ def _list_item(number: int) -> re.Pattern[str]:
     )
 
 
-_FIRST_ITEM_RE, _SECOND_ITEM_RE, _THIRD_ITEM_RE = (_list_item(n) for n in (1, 2, 3))
+_ITEM_RES = tuple(_list_item(n) for n in (1, 2, 3))
+# A bullet ("- ", "* ", "• ") opening a line: in a list of two or more, the first bullet is item
+# one, the second item two, and every later one a third item.
+_BULLET_RE = re.compile(r"^[ \t]*[-*•][ \t]", re.MULTILINE)
+
+
+def _item_marks(text: str, number: int, pos: int = 0) -> list[tuple[int, int]]:
+    """The (start, end) of each marker of list item `number` (1-3) at or after `pos`: a numbered
+    or lettered marker, or the bullet in that place."""
+    marks = [m.span() for m in _ITEM_RES[number - 1].finditer(text, pos)]
+    bullets = [m.span() for m in _BULLET_RE.finditer(text)]
+    if len(bullets) > 1:
+        placed = bullets[number - 1 :] if number == 3 else bullets[number - 1 : number]
+        marks += [span for span in placed if span[0] >= pos]
+    return sorted(marks)
+
+
 # Quoted or backticked text is a message or a command being reported ("fails with 'No
 # signatures found'", `--no-verify`): a cue inside it negates nothing the user asks.
 _QUOTED_RE = re.compile(r"`[^`\n]+`|\"[^\"\n]+\"|“[^”\n]+”|「[^」\n]+」|(?<!\w)'[^'\n]+'(?!\w)")
@@ -313,13 +329,12 @@ def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) ->
     """True when the prompt numbers its tasks: a first list marker or word, then a second, two
     of its items outside background. "Standup notes: 1) ...; 2) ...; 3) the incident, which is
     what I need you on." numbers a meeting's matters, and one request follows."""
-    first = _FIRST_ITEM_RE.search(text)
-    firsts = [first.end()] if first else []
+    firsts = [end for _, end in _item_marks(text, 1)[:1]]
     firsts += [end for cue in vocab.first_task_markers for _, end in find_phrase(text, cue, 1)]
     if not firsts:
         return False
     after = min(firsts)
-    seconds = [m.start() for m in _SECOND_ITEM_RE.finditer(text, after)] + [
+    seconds = [start for start, _ in _item_marks(text, 2, after)] + [
         start
         for cue in vocab.second_task_markers
         for start, _ in find_phrase(text, cue)
@@ -327,7 +342,7 @@ def _numbers_tasks(text: str, vocab: Vocabulary, segments: Sequence[Segment]) ->
     ]
     if not seconds:
         return False
-    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text, after)]
+    thirds = [start for start, _ in _item_marks(text, 3, after)]
     items = [after, *seconds, *thirds]
     return sum(_weight_at(segments, p) > params.BACKGROUND_WEIGHT for p in items) >= 2
 
@@ -337,7 +352,7 @@ def _task_pieces(text: str, vocab: Vocabulary) -> list[tuple[int, int]]:
     announces the next one ("..., and also lower the TTL", "顺便", "2)"); none when nothing cuts."""
     cues = (*vocab.multi_task_cues, *vocab.second_task_markers)
     cuts = {start for cue in cues for start, _ in find_phrase(text, cue) if start}
-    cuts |= {m.start() for m in _SECOND_ITEM_RE.finditer(text) if m.start()}
+    cuts |= {start for start, _ in _item_marks(text, 2) if start}
     edges = [0, *sorted(cuts), len(text)]
     return list(pairwise(edges)) if cuts else []
 
@@ -597,7 +612,7 @@ def build_envelope(prompt: str, registry: Registry, matcher: ConceptMatcher) -> 
     # list marker ("3)") starts a task too; a cut before a last word ("Fix both.") cuts nothing,
     # and a prompt counting three tasks or more in words ("three things") is not cut into two.
     # Both are read only where the prompt announces several tasks, as are `two_tasks` below.
-    thirds = [m.start() for m in _THIRD_ITEM_RE.finditer(text)] if multi_task else []
+    thirds = [start for start, _ in _item_marks(text, 3)] if multi_task else []
     more_tasks_said = multi_task and any(find_phrase(text, cue) for cue in vocab.more_task_markers)
     edges = sorted(
         {*(start for start, _ in pieces), *(p for p in thirds if p and pieces), len(text)}

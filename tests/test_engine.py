@@ -1594,6 +1594,24 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
             "end-to-end suite and send me the report.",
             True,
         ),
+        (
+            "Cap the nightly export at 10k rows. Unrelated, rename the audit table's owner column.",
+            True,
+        ),
+        ("Speed up the orders query. While you're in there, drop the unused helper.", True),
+        ("Rotate the signing key this week. Before that, pin the old key in the verifier.", True),
+        ("Add a retry to the mailer. Independently, the invoice total rounds the wrong way.", True),
+        ("Task 1: add the cancelled_at column. Task 2: show it in the admin filter.", True),
+        ("任务一：给导出加上币种列。任务二：把登录页的报错文案改一下。", True),
+        ("两个 task：第一个，把批量导入改成分批提交；第二个，给导入页加个进度条。", True),
+        ("把导出的列补齐，写完以后在浏览器里点一遍确认。", True),
+        ("发票抬头错了，税号也少了一位，两个都要改。", True),
+        ("客服和物流各一件：客服的退款要记原因；物流要按时段出配送单。", True),
+        ("- The export drops the VAT column.\n- The login page forgets the remember-me box.", True),
+        ("分词器换掉，改完之后几百万条数据都得重新导一遍，线上还不能停。", False),
+        ("订阅买完之后没有做服务端校验，帮我补上。", False),
+        ("The flag is on for everyone - we can remove it, and the docs too.", False),
+        ("- The export drops the VAT column, and the total is wrong.", False),
     ],
     ids=[
         "two-things",
@@ -1634,6 +1652,21 @@ def test_a_card_of_another_announced_task_is_not_a_narrower_reading(data_dir: Pa
         "both-of-two-things",
         "sentence-opening-and",
         "when-you-are-done",
+        "unrelated-comma",
+        "while-you-are-in-there",
+        "before-that",
+        "independently",
+        "task-one-task-two",
+        "zh-task-one-task-two",
+        "zh-the-first-one-the-second-one",
+        "zh-once-written",
+        "zh-both-to-change",
+        "zh-one-each",
+        "bullets",
+        "zh-after-changing-is-no-cue",
+        "zh-after-buying-is-no-cue",
+        "a-dash-inside-a-line-is-no-bullet",
+        "one-bullet-is-no-list",
     ],
 )
 def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
@@ -1641,6 +1674,20 @@ def test_a_prompt_announcing_or_numbering_several_tasks_is_read_as_several(
 ) -> None:
     env = envelope_of(prompt)
     assert env.multi_task is multi_task
+
+
+@pytest.mark.parametrize(("bullets", "two_tasks"), [(2, True), (3, False)], ids=["two", "three"])
+def test_bullets_opening_lines_cut_a_prompt_into_its_items(bullets: int, two_tasks: bool) -> None:
+    # The comma inside the first item cuts nothing: the items are the tasks.
+    items = [
+        "The export drops the VAT column, and the total is wrong.",
+        "The login page forgets the remember-me box.",
+        "Cache the rates for an hour.",
+    ][:bullets]
+    env = envelope_of("Please look at these:\n" + "".join(f"- {item}\n" for item in items))
+    assert env.multi_task
+    assert len(env.clauses) == bullets
+    assert env.two_tasks is two_tasks
 
 
 def workflow_card(title: str, trigger: str, paths: list[str]) -> dict[str, Any]:
