@@ -2713,6 +2713,45 @@ LIGHT = BACKGROUND_WEIGHT
             "看板换了新主题。成本评审排在下周。定金规则也改完了。先别管性能，导入任务跑三月份的文件会内存溢出。",
             [1.0, 1.0, 1.0, 1.0],
         ),
+        # "Bad news:" and 有个坏消息 mark where the request starts; "update:" opens a status
+        # sentence; a weekly report run as a job (跑周报) is the task, not a heading.
+        (
+            "Friday update: the dashboards got a new theme. The cost review moved to Friday. "
+            "Bad news: the export job times out after ten minutes. Can you look at it?",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "周五的进展：看板换了新主题，值班表也发出去了。成本评审排在下周。然后有个坏消息：导入任务跑三月份的"
+            "文件会内存溢出。帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题。成本评审排在下周。导入任务每周一跑周报的时候会内存溢出。帮我看一下。",
+            [1.0, 1.0, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题。成本评审排在下周。你负责导入这部分：跑三月份的文件会内存溢出。帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "先更新一下：看板换了新主题；移动端 3.1 正在商店审核。导入任务跑三月份的文件会内存"
+            "溢出。帮我看一下。",
+            [LIGHT, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题，财务那边很满意，下周还要再加两个图表，颜色也要跟品牌手册对齐，"
+            "字体也换成公司统一的那一套。日期格式 Ken 已经在改，离线同步也有人在做。"
+            "导入任务跑三月份的文件会内存溢出，日志里看到 worker 被系统杀掉了，重跑了三次也一样。"
+            "帮我看一下到底是哪里占了这么多内存，怎么改才能稳定跑完。",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
+        (
+            "看板换了新主题，财务那边很满意，下周还要再加两个图表，颜色也要跟品牌手册对齐，"
+            "字体也换成公司统一的那一套。移动端 3.1 的安装包昨天下午也已经发出去了。"
+            "导入任务跑三月份的文件会内存溢出，日志里看到 worker 被系统杀掉了，重跑了三次也一样。"
+            "帮我看一下到底是哪里占了这么多内存，怎么改才能稳定跑完。",
+            [1.0, LIGHT, 1.0, 1.0],
+        ),
     ],
     ids=[
         "request-en",
@@ -2759,6 +2798,13 @@ LIGHT = BACKGROUND_WEIGHT
         "telling-the-customer-zh",
         "not-urgent-but-en",
         "leave-aside-zh",
+        "bad-news-en",
+        "bad-news-zh",
+        "weekly-report-as-a-job-zh",
+        "your-part-zh",
+        "update-through-semicolons-zh",
+        "in-other-hands-zh",
+        "sent-out-zh",
     ],
 )
 def test_a_long_prompt_weighs_its_background_sentences_light(
