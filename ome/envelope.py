@@ -152,16 +152,17 @@ def _list_item(number: int) -> re.Pattern[str]:
 
 _ITEM_RES = tuple(_list_item(n) for n in (1, 2, 3))
 # A bullet ("- ", "* ", "• ") opening a line: in a list of two or more, the first bullet is item
-# one, the second item two, and every later one a third item.
+# one, the second item two, and every later one a third item. In a numbered list, bullets are an
+# item's details ("1) ...:\n- ...\n- ...\n2) ..."), not items.
 _BULLET_RE = re.compile(r"^[ \t]*[-*•][ \t]", re.MULTILINE)
 
 
 def _item_marks(text: str, number: int, pos: int = 0) -> list[tuple[int, int]]:
     """The (start, end) of each marker of list item `number` (1-3) at or after `pos`: a numbered
-    or lettered marker, or the bullet in that place."""
+    or lettered marker, or, in a list that numbers nothing, the bullet in that place."""
     marks = [m.span() for m in _ITEM_RES[number - 1].finditer(text, pos)]
     bullets = [m.span() for m in _BULLET_RE.finditer(text)]
-    if len(bullets) > 1:
+    if len(bullets) > 1 and not _ITEM_RES[0].search(text):
         placed = bullets[number - 1 :] if number == 3 else bullets[number - 1 : number]
         marks += [span for span in placed if span[0] >= pos]
     return sorted(marks)

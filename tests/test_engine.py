@@ -1690,6 +1690,15 @@ def test_bullets_opening_lines_cut_a_prompt_into_its_items(bullets: int, two_tas
     assert env.two_tasks is two_tasks
 
 
+def test_bullets_under_numbered_items_are_their_details() -> None:
+    env = envelope_of(
+        "1) The export drops the VAT column:\n- on the March file\n- and on the April file\n"
+        "2) The login page forgets the remember-me box."
+    )
+    assert env.two_tasks
+    assert len(env.clauses) == 2
+
+
 def workflow_card(title: str, trigger: str, paths: list[str]) -> dict[str, Any]:
     return {
         "title": title,
