@@ -4325,6 +4325,12 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("营地时钟往回拨一小时那晚，账单多算了一晚。", "daylight_saving", True),
         ("这个接口一次吐出全部订单，页面直接卡死。", "pagination", True),
         ("Big discounts wait for someone senior to OK them.", "approval", True),
+        ("把九个旧的检出目录都删了。", "worktree", True),
+        ("先把实际跑的命令贴出来。", "show_evidence", True),
+        ("这个合并请求你帮我过一遍。", "code_review", True),
+        ("回填的时候别把库锁死了。", "table_lock", True),
+        ("维修超出了客户签字同意的金额。", "estimate", True),
+        ("新配方含坚果，标签要改。", "allergen", True),
         ("The exception is thrown out of the handler.", "stock_writeoff", False),
         ("把历史数据的图表展示出来。", "backfill", False),
         ("需求要改数据结构。", "data_fix", False),
@@ -4397,6 +4403,8 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The price can't go down below cost.", "downtime", False),
         ("日志一次吐出几千行错误。", "pagination", False),
         ("He pushed the token bucket size up.", "secret_leak", False),
+        ("回填的时候别把库锁死了。", "deadlock", False),
+        ("帮我把流程过一遍。", "code_review", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
