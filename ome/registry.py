@@ -19,7 +19,7 @@ import orjson
 
 from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
-from ome.concepts import COUNT_SLOT, matched_form, split_count_template
+from ome.concepts import COUNT_SLOT, build_concept_matcher, matched_form, split_count_template
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -535,7 +535,9 @@ def _check_term_words(check: _Checker, term: str) -> None:
         )
 
 
-def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _read_concepts(
+    path: Path, body: Mapping[str, Any], items: Mapping[str, list[str]]
+) -> list[dict[str, Any]]:
     check = _Checker(path)
     raw = body.get("concepts")
     if not isinstance(raw, list):
@@ -577,7 +579,7 @@ def _read_concepts(path: Path, body: Mapping[str, Any]) -> list[dict[str, Any]]:
         concepts[concept_id] = list(terms)
         broader[concept_id] = list(item_check.strings(entry.get("broader", []), "`broader`"))
         not_in[concept_id] = [
-            _false_friend(item_check, phrase, terms)
+            _false_friend(item_check, phrase, terms, items)
             for phrase in item_check.strings(entry.get("not_in", []), "`not_in`")
         ]
         if "counts" in entry:
@@ -637,11 +639,18 @@ def _count_rule(check: _Checker, value: object) -> dict[str, Any]:
     }
 
 
-def _false_friend(check: _Checker, phrase: str, terms: Sequence[str]) -> str:
+def _false_friend(
+    check: _Checker, phrase: str, terms: Sequence[str], items: Mapping[str, list[str]]
+) -> str:
     """A `not_in` phrase, lower-cased as prompts are matched; it must hold one of the concept's
-    terms, or there is nothing in it to hide."""
+    terms as the matcher reads it ("a couple of" holds "coupling": both are "coupl"; 积分过期
+    holds 分期 with the infix 过), or there is nothing in it to hide. `items` are the lexicon's
+    infixes and joiners."""
     lowered = phrase.lower()
-    if not any(term.lower() in lowered for term in terms):
+    matcher = build_concept_matcher(
+        [("", terms)], items["han_infixes"], items["han_joiners"], items["word_infixes"]
+    )
+    if not matcher.find(lowered):
         raise check.fail(
             f"`not_in` phrase {phrase!r} holds none of the concept's terms, so it hides nothing; "
             "write a phrase around one of them ('roadmap review' for 'review')"
@@ -728,6 +737,7 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
     lexicon = _Checker(lexicon_path).mapping(
         _load_yaml(lexicon_path), "the lexicon file", LEXICON_KEYS
     )
+    items = {key: _read_lexicon_items(lexicon_path, lexicon, key) for key in _LEXICON_ITEMS}
     return {
         "stopwords": {
             lang: sorted(stop_check.strings(stopwords.get(lang), f"`{lang}`"))
@@ -747,8 +757,8 @@ def read_vocabulary(directory: Path) -> dict[str, Any]:
             key: sorted(env_check.strings(envelope.get(key, []), f"`{key}`"))
             for key in TOKEN_LIST_KEYS
         },
-        "concepts": _read_concepts(lexicon_path, lexicon),
-        **{key: _read_lexicon_items(lexicon_path, lexicon, key) for key in _LEXICON_ITEMS},
+        "concepts": _read_concepts(lexicon_path, lexicon, items),
+        **items,
     }
 
 

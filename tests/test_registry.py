@@ -394,6 +394,28 @@ def test_a_concept_is_not_named_inside_its_not_in_phrases(tmp_path: Path) -> Non
     assert build_envelope("Review my diff.", registry, matcher).concepts == ("code_review",)
 
 
+def test_a_not_in_phrase_may_hold_its_term_as_the_matcher_reads_it(tmp_path: Path) -> None:
+    """The phrase "a couple of" holds "coupling" only stemmed, and 积分过期 holds 分期 only with
+    the infix 过 between its characters: the matcher names the concept there, so the phrase
+    hides it."""
+    vocabulary = _with_lexicon(
+        tmp_path,
+        "han_infixes: [过]\n"
+        "concepts:\n"
+        "  - {id: coupling, terms: [coupling, 耦合], not_in: [a couple of]}\n"
+        "  - {id: installment, terms: [installment, 分期], not_in: [积分过期]}\n",
+    )
+    registry = registry_from_data(compile_registry([], vocabulary))
+
+    def named(prompt: str) -> list[str]:
+        return [hit[0] for hit in registry.concept_hits(prompt)]
+
+    assert named("It takes a couple of minutes") == []
+    assert named("The modules are tightly coupled") == ["coupling"]
+    assert named("会员积分过期的规则") == []
+    assert named("支持分期付款") == ["installment"]
+
+
 COUNTED = (
     "concepts:\n"
     "  - {id: big_table, terms: [big table, 大表],\n"
