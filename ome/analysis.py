@@ -27,7 +27,12 @@ _FRAME_RE = re.compile(
     re.M | re.I,
 )
 # ASCII word characters that may appear inside one technical token: paths, dotted names, flags.
-_ASCII_TOKEN_RE = re.compile(r"[A-Za-z0-9_$][A-Za-z0-9_$./\\:@+#-]*[A-Za-z0-9_$]|[A-Za-z0-9_$]")
+# "can't" is one token: split at its apostrophe it would leave "can", the opposite word ("so we can
+# merge" is not "can't merge"); the other contractions keep a stem of their own ("don", "won").
+_ASCII_TOKEN_RE = re.compile(
+    r"[Cc][Aa][Nn]'[Tt](?![A-Za-z0-9_$])"
+    r"|[A-Za-z0-9_$][A-Za-z0-9_$./\\:@+#-]*[A-Za-z0-9_$]|[A-Za-z0-9_$]"
+)
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 # Two capitalised words run together: a name ("GitHub") or a class ("LedgerExporter").
 _WORD_PAIR_RE = re.compile(r"([A-Z][a-z]+)([A-Z][a-z]+)")
@@ -223,6 +228,8 @@ _RUN_TOKENS_MAX = 50_000
 def _run_tokens(raw: str) -> tuple[Span, ...]:
     """The tokens of one ASCII token-regex match, with spans relative to its start."""
     lower = raw.lower()
+    if lower == "can't":
+        return (("cannot", 0, "word", len(raw)),)
     parts = [p for p in _SPLIT_RE.split(raw) if p]
     pieces: list[str] = []
     for part in parts:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, cast
 
-from ome.analysis import fold_chars, is_ascii_alnum, nfkc, stem
+from ome.analysis import fold_chars, is_ascii_alnum, nfkc, stem, tokenize
 from ome.concepts import (
     CONCEPT_PREFIX,
     ConceptHit,
@@ -642,9 +642,12 @@ def _cues(data: Mapping[str, Any], key: str) -> tuple[str, ...]:
 def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
     stopwords = data.get("stopwords", {})
     return Vocabulary(
-        # Tokens are stemmed ("please" is "pleas"), so each stopword stands in both forms.
+        # Tokens are stemmed ("please" is "pleas") and a contraction is read as its tokens
+        # ("don't" is "don", "can't" is "cannot"), so each stopword stands in every form.
         stopwords_en=frozenset(
-            w for word in _strings(stopwords.get("en")) for w in (word, stem(word))
+            w
+            for word in _strings(stopwords.get("en"))
+            for w in (word, stem(word), *(t.term for t in tokenize(word)))
         ),
         stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
         negation_cues=_cues(data, "negation_cues"),

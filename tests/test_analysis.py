@@ -21,6 +21,11 @@ from ome.params import SHORT_FENCE_LINES
         ("数据库", ["数据", "数据库", "据库"]),
         ("删", ["删"]),
         ("用git提交", ["用", "git", "提交"]),
+        # "can't" split at its apostrophe would leave "can", its opposite; "don't" keeps "don".
+        ("I can't merge", ["cannot", "merg"]),
+        ("CAN'T merge", ["cannot", "merg"]),
+        ("so we can merge", ["so", "we", "can", "merg"]),
+        ("don't merge", ["don", "merg"]),
     ],
     ids=lambda v: v if isinstance(v, str) else None,
 )

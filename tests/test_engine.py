@@ -4424,6 +4424,7 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("另外网站首页换了新图。", "public_network", False),
         ("缓存的 key 没有区分销售渠道。", "affiliate", False),
         ("师傅填完检查单就提交。", "payment_status_query", False),
+        ("Once the check is green we can merge it.", "cannot_merge", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(

@@ -74,6 +74,9 @@ def reference_tokenize(text: str) -> list[Token]:
         raw = match.group(0)
         start = match.start()
         lower = raw.lower()
+        if lower == "can't":
+            tokens.append(Token("cannot", start, "word", match.end()))
+            continue
         pieces: list[str] = []
         for part in (p for p in _SPLIT_RE.split(raw) if p):
             camel = _CAMEL_RE.findall(part)

@@ -673,15 +673,22 @@ def test_a_lexicon_term_that_analyses_to_one_word_is_refused(tmp_path: Path) -> 
     assert "'push -f' analyses to the single word 'push'" in str(caught.value)
 
 
-def test_a_stopword_is_dropped_in_its_stemmed_form_too() -> None:
-    """Tokens are stemmed ("please" -> "pleas"), so the stopword list must match stems."""
+@pytest.mark.parametrize(
+    ("prompt", "dropped"),
+    [
+        # Tokens are stemmed ("please" -> "pleas"), so the stopword list must match stems.
+        ("Please check the cache above, before the deploy", {"pleas", "abov", "befor"}),
+        # "We're", "doesn't" and "can't" are read as the tokens "re", "doesn" and "cannot".
+        ("We're sure it doesn't deploy, and we can't roll back", {"re", "doesn", "cannot"}),
+    ],
+    ids=["stemmed", "contractions"],
+)
+def test_a_stopword_is_dropped_in_every_form_it_is_read_in(prompt: str, dropped: set[str]) -> None:
+    """A stopword carries no topic however the analysis reads it: stemmed, or a contraction
+    split at its apostrophe; the words around it stay."""
     registry = load_registry()
-    env = build_envelope(
-        "Please check the cache above, before the deploy",
-        registry,
-        registry.vocabulary.concept_matcher(),
-    )
-    assert not {"pleas", "abov", "befor"} & set(env.terms)
+    env = build_envelope(prompt, registry, registry.vocabulary.concept_matcher())
+    assert not dropped & set(env.terms)
     assert "deploy" in env.terms
 
 
