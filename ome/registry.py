@@ -19,7 +19,13 @@ import orjson
 
 from ome.analysis import has_han, is_han, tokenize
 from ome.atomic import write_atomic
-from ome.concepts import COUNT_SLOT, build_concept_matcher, matched_form, split_count_template
+from ome.concepts import (
+    COUNT_SLOT,
+    ConceptMatcher,
+    build_concept_matcher,
+    matched_form,
+    split_count_template,
+)
 from ome.errors import RegistryError
 from ome.resources import resource_dir
 from ome.signals import (
@@ -578,10 +584,17 @@ def _read_concepts(
             owner[key] = (concept_id, term)
         concepts[concept_id] = list(terms)
         broader[concept_id] = list(item_check.strings(entry.get("broader", []), "`broader`"))
-        not_in[concept_id] = [
-            _false_friend(item_check, phrase, terms, items)
-            for phrase in item_check.strings(entry.get("not_in", []), "`not_in`")
-        ]
+        phrases = item_check.strings(entry.get("not_in", []), "`not_in`")
+        not_in[concept_id] = []
+        if phrases:
+            # Each phrase is read by a matcher of the concept's own terms (`_false_friend`).
+            own = build_concept_matcher(
+                [(concept_id, terms)],
+                items["han_infixes"],
+                items["han_joiners"],
+                items["word_infixes"],
+            )
+            not_in[concept_id] = [_false_friend(item_check, phrase, own) for phrase in phrases]
         if "counts" in entry:
             if not isinstance(entry["counts"], list):
                 raise item_check.fail("`counts` must be a list of {at_least, as}")
@@ -639,18 +652,12 @@ def _count_rule(check: _Checker, value: object) -> dict[str, Any]:
     }
 
 
-def _false_friend(
-    check: _Checker, phrase: str, terms: Sequence[str], items: Mapping[str, list[str]]
-) -> str:
+def _false_friend(check: _Checker, phrase: str, own: ConceptMatcher) -> str:
     """A `not_in` phrase, lower-cased as prompts are matched; it must hold one of the concept's
-    terms as the matcher reads it ("a couple of" holds "coupling": both are "coupl"; 积分过期
-    holds 分期 with the infix 过), or there is nothing in it to hide. `items` are the lexicon's
-    infixes and joiners."""
+    terms as `own`, a matcher of those terms alone, reads it ("a couple of" holds "coupling":
+    both are "coupl"; 积分过期 holds 分期 with the infix 过), or there is nothing in it to hide."""
     lowered = phrase.lower()
-    matcher = build_concept_matcher(
-        [("", terms)], items["han_infixes"], items["han_joiners"], items["word_infixes"]
-    )
-    if not matcher.find(lowered):
+    if not own.find(lowered):
         raise check.fail(
             f"`not_in` phrase {phrase!r} holds none of the concept's terms, so it hides nothing; "
             "write a phrase around one of them ('roadmap review' for 'review')"

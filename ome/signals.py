@@ -643,11 +643,12 @@ def _vocabulary_from_data(data: Mapping[str, Any]) -> Vocabulary:
     stopwords = data.get("stopwords", {})
     return Vocabulary(
         # Tokens are stemmed ("please" is "pleas") and a contraction is read as its tokens
-        # ("don't" is "don", "can't" is "cannot"), so each stopword stands in every form.
+        # ("don't" is "don", "can't" is "cannot"), so each stopword stands as written and as
+        # read.
         stopwords_en=frozenset(
             w
             for word in _strings(stopwords.get("en"))
-            for w in (word, stem(word), *(t.term for t in tokenize(word)))
+            for w in (word, *(t.term for t in tokenize(word)))
         ),
         stopwords_zh=frozenset(_strings(stopwords.get("zh"))),
         negation_cues=_cues(data, "negation_cues"),
