@@ -4496,6 +4496,7 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("This is just upgrading an existing dependency to its next minor.", "upgrade", False),
         ("这个依赖版本太旧了。", "version", False),
         ("发版前记得写更新日志。", "log", False),
+        ("Work out the meal costs per portion for the new menu.", "expense_reimbursement", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
