@@ -4509,6 +4509,8 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Work out the meal costs per portion for the new menu.", "expense_reimbursement", False),
         ("The German page renders the raw key on screen for that label.", "secret_leak", False),
         ("Normalise the phone formats before saving the contact.", "mobile", False),
+        ("给注册表单加一个邮箱格式校验。", "verify", False),
+        ("帮我写个校验邮编的正则。", "verify", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
