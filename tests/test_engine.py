@@ -4410,6 +4410,11 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("只改这一行，别的文件哪怕看着别扭也不要改。", "unrelated_changes", True),
         ("先看看这个图表库值不值得引进。", "add_dependency", True),
         ("Tom wants to use a package called fastcsv-lite here.", "add_dependency", True),
+        ("Totals are summed as plain JS numbers on the invoice page.", "floating_point", True),
+        ("新加的列全是空的，得按旧字段补一下。", "backfill", True),
+        ("We need to fill it for the existing vendors too.", "backfill", True),
+        ("把旧的 tag 字段 fill 进去。", "backfill", True),
+        ("告警一响大家各查各的，没人统筹。", "incident_response", True),
         ("The exception is thrown out of the handler.", "stock_writeoff", False),
         ("把历史数据的图表展示出来。", "backfill", False),
         ("需求要改数据结构。", "data_fix", False),
@@ -4519,6 +4524,7 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("Normalise the phone formats before saving the contact.", "mobile", False),
         ("给注册表单加一个邮箱格式校验。", "verify", False),
         ("帮我写个校验邮编的正则。", "verify", False),
+        ("Auto-fill it for all the fields on the signup form.", "backfill", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
