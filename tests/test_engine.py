@@ -4405,7 +4405,6 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("把旧库里的表都清掉，换一套新的。", "destructive_operation", True),
         ("把这个目录处理掉，连同备份一起。", "destructive_operation", True),
         ("Go ahead and wipe the backups older than last spring.", "destructive_operation", True),
-        ("上次你把一堆函数都改了名，review 很难看。", "unrelated_changes", True),
         ("The last patch renamed half the utility functions.", "unrelated_changes", True),
         ("只改这一行，别的文件哪怕看着别扭也不要改。", "unrelated_changes", True),
         ("先看看这个图表库值不值得引进。", "add_dependency", True),
@@ -4532,6 +4531,9 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("给注册表单加一个邮箱格式校验。", "verify", False),
         ("帮我写个校验邮编的正则。", "verify", False),
         ("Auto-fill it for all the fields on the signup form.", "backfill", False),
+        ("他用别人的名字注册了账号。", "session_mixup", False),
+        ("包裹寄到了别人的地址。", "session_mixup", False),
+        ("我已经把这些接口都改了名，帮我更新调用方。", "unrelated_changes", False),
     ],
 )
 def test_a_situation_told_in_plain_words_names_its_concept(
