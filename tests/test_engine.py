@@ -4408,7 +4408,6 @@ def test_a_general_word_names_no_kind_of_it(data_dir: Path) -> None:
         ("The last patch renamed half the utility functions.", "unrelated_changes", True),
         ("只改这一行，别的文件哪怕看着别扭也不要改。", "unrelated_changes", True),
         ("先看看这个图表库值不值得引进。", "add_dependency", True),
-        ("Tom wants to use a package called fastcsv-lite here.", "add_dependency", True),
         ("Totals are summed as plain JS numbers on the invoice page.", "floating_point", True),
         ("新加的列全是空的，得按旧字段补一下。", "backfill", True),
         ("We need to fill it for the existing vendors too.", "backfill", True),
