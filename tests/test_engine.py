@@ -1870,7 +1870,11 @@ def test_a_long_prompt_is_one_task_among_background(data_dir: Path, background_p
     assert long["envelope"]["long_prompt"]
     assert [m["id"] for m in long["matches"]] == ["icon-button-name"]
     rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
-    assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"
+    # Under RELATIVE_FLOOR of the task's card the floor turns the background card away first;
+    # closer than that, the one-task rule does.
+    background, task = rows["icu-plural-messages"], rows["icon-button-name"]
+    close = background["score"] >= task["score"] * RELATIVE_FLOOR
+    assert background["rejection"] == ("long_prompt_one_task" if close else "below_relative_floor")
     numbered = explain(
         data_dir,
         "Some context first. Our web shop ships in nine languages and the team is small. "
@@ -4816,7 +4820,7 @@ UPLOAD = "Upload the new carillon firmware image to the tower controllers; mind 
             " partition, it must stay intact.",
             {},
             True,
-            "weaker_reading_of_one_task",
+            "below_relative_floor",
         ),
     ],
     ids=[
