@@ -488,7 +488,8 @@ def recall(
             continue
         if not a.anchored:
             home = home_of(position)
-            if a.score < clause_top.get(home, top_score) * params.RELATIVE_FLOOR:
+            floor = params.LONG_PROMPT_RELATIVE_FLOOR if env.long_prompt else params.RELATIVE_FLOOR
+            if a.score < clause_top.get(home, top_score) * floor:
                 decisions[position] = REJECT_RELATIVE
                 continue
             # Two unanchored cards from one clause are one task read twice: the one with the

@@ -1870,11 +1870,7 @@ def test_a_long_prompt_is_one_task_among_background(data_dir: Path, background_p
     assert long["envelope"]["long_prompt"]
     assert [m["id"] for m in long["matches"]] == ["icon-button-name"]
     rows = {c["id"]: c for c in long["diagnostics"]["candidates"]}
-    # Under RELATIVE_FLOOR of the task's card the floor turns the background card away first;
-    # closer than that, the one-task rule does.
-    background, task = rows["icu-plural-messages"], rows["icon-button-name"]
-    close = background["score"] >= task["score"] * RELATIVE_FLOOR
-    assert background["rejection"] == ("long_prompt_one_task" if close else "below_relative_floor")
+    assert rows["icu-plural-messages"]["rejection"] == "long_prompt_one_task"
     numbered = explain(
         data_dir,
         "Some context first. Our web shop ships in nine languages and the team is small. "
