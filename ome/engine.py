@@ -453,6 +453,7 @@ def recall(
                 clause_top[home] = max(clause_top.get(home, 0), a.score)
 
     short_single_task = not (env.multi_task or env.long_prompt)
+    relative_floor = params.LONG_PROMPT_RELATIVE_FLOOR if env.long_prompt else params.RELATIVE_FLOOR
 
     def describes_more(a: Assessment, holder: Assessment) -> bool:
         """In a long prompt of one task: whether the request sentences (background aside)
@@ -488,8 +489,7 @@ def recall(
             continue
         if not a.anchored:
             home = home_of(position)
-            floor = params.LONG_PROMPT_RELATIVE_FLOOR if env.long_prompt else params.RELATIVE_FLOOR
-            if a.score < clause_top.get(home, top_score) * floor:
+            if a.score < clause_top.get(home, top_score) * relative_floor:
                 decisions[position] = REJECT_RELATIVE
                 continue
             # Two unanchored cards from one clause are one task read twice: the one with the
