@@ -4717,7 +4717,9 @@ HOST_CARD = plain_card(
         # "Drop the ... table" fires destructive_action through drop_table, a concept the card
         # does not say; its "cannot be undone" names destructive_operation, which fires it too.
         ("Drop the volume table and the bucket table on the backup host.", None, "", True),
-        ("Hard delete every volume record and bucket record on the backup host.", None, "", True),
+        # "Hard delete" fires it through hard_delete, a kind of delete, which the card's "wiping"
+        # names: that is the card's own words again, and the phrase they meet admits it.
+        ("Hard delete every volume record and bucket record on the backup host.", None, "", False),
         # "unrecoverable" fires it through destructive_operation, the card's own concept: the
         # description overlap again (here enough to admit the card alone), no second witness.
         (
