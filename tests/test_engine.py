@@ -1319,6 +1319,12 @@ def test_a_count_in_a_background_sentence_counts_no_tasks(prompt: str, multi_tas
     assert env.multi_task is multi_task
 
 
+def test_a_second_yibian_after_a_comma_announces_a_second_task() -> None:
+    """一边 X，一边 Y does two things at once; 一边写代码一边听歌 tells how one thing is done."""
+    assert envelope_of("一边给内测用户发新版，一边把离线表单丢失的 bug 修掉。").multi_task
+    assert not envelope_of("一边写代码一边听歌，帮我把导出按钮加上。").multi_task
+
+
 @pytest.mark.parametrize(
     ("prompt", "said", "unsaid"),
     [
@@ -3095,6 +3101,9 @@ def test_a_phrase_said_only_in_background_is_no_family_of_evidence(data_dir: Pat
             [SETTLED_WEIGHT, 1.0],
         ),
         ("文件名上次已经核对过了。导入在 Linux 上崩溃。", [SETTLED_WEIGHT, 1.0]),
+        ("支付回调其实已经是幂等的了。问题是一条坏消息会被反复重试。", [SETTLED_WEIGHT, 1.0]),
+        ("版本号和 tag 都弄好了。现在只想看看 wheel 里打进去了哪些文件。", [SETTLED_WEIGHT, 1.0]),
+        ("扣款通知发得挺正常。经销商拉订单的接口一次返回所有历史订单。", [SETTLED_WEIGHT, 1.0]),
         # A sentence telling a failure is not settled, whatever else it says.
         ("The import crashes on Linux, I checked twice. Nobody looked at the casing.", [1.0, 1.0]),
     ],
@@ -3111,6 +3120,9 @@ def test_a_phrase_said_only_in_background_is_no_family_of_evidence(data_dir: Pat
         "fine-for-now",
         "false-positive",
         "checked-zh",
+        "actually-already-zh",
+        "all-done-zh",
+        "going-fine-zh",
         "failure-in-sentence",
     ],
 )
