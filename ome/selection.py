@@ -609,16 +609,19 @@ def assess_card(
     loose = not close and (
         anchors == {"coverage"} or (env.long_prompt and not env.multi_task and anchors == {"exact"})
     )
-    # A card written without engine_hints and met by its description alone is hinted by the
-    # signals its description implies: the prompt's matter is in the card's area.
+    # A card written without engine_hints and met by its description alone, or by a phrase met
+    # through a synonym, is hinted by the signals its description implies: the prompt's matter
+    # is in the card's area. Met through a synonym, it is weighed once the overlap is known.
     implied = (
         _implied_signals(card, registry, env)
-        if best[2] is None
-        and not (c.hints_positive or c.hints_required_all)
-        and any(i.family == "overlap" for i in items)
+        if not (c.hints_positive or c.hints_required_all)
+        and (
+            best[1] == "concepts" or (best[2] is None and any(i.family == "overlap" for i in items))
+        )
         else ()
     )
-    if hinted or implied:
+    synonym_implied = bool(implied) and best[2] is not None
+    if hinted or (implied and not synonym_implied):
         strongest = max([strongest, *(s.weight for s in implied)])
         items.append(
             EvidenceItem(
@@ -633,8 +636,6 @@ def assess_card(
     if ignored and not rejection:
         gates = tuple(Gate(g.name, False, ignored) if g.name == REJECT_IGNORE else g for g in gates)
         rejection = REJECT_IGNORE
-    raw = 100.0 * noisy_or(i.strength for i in items)
-    score = int(round(max(0.0, raw - penalty)))
 
     # A phrase met without an anchor and the description overlap made of that phrase's own words
     # are one piece of evidence: the overlap admits the card alone only when the description
@@ -662,6 +663,21 @@ def assess_card(
         for i in items
     ]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
+    if synonym_implied and "overlap" not in solid:
+        # Met through a synonym with no description backing the phrase: the signals its
+        # description implies are the second witness that the prompt is in its area. Beside a
+        # description that backs it, they would say that area again, and count for nothing.
+        items.append(
+            EvidenceItem(
+                "signals",
+                min(params.SIGNAL_MAX, max(s.weight for s in implied) * params.SIGNAL_FACTOR),
+                ",".join(s.id for s in implied) + IMPLIED_NOTE,
+            )
+        )
+        if items[-1].strength >= params.FAMILY_MIN_STRENGTH:
+            solid.add("signals")
+    raw = 100.0 * noisy_or(i.strength for i in items)
+    score = int(round(max(0.0, raw - penalty)))
     if best[3]:
         # A phrase said only where the prompt gives background ("the force-push incident was
         # already reviewed") names something the prompt is not asking about: it adds to the
@@ -753,7 +769,7 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
         lone_phrase=lone_phrase,
-        implied_signals=bool(implied),
+        implied_signals=any(IMPLIED_NOTE in i.detail for i in items),
         loose_anchor=loose,
         close_description=close,
         cosine=cosine,

@@ -4775,6 +4775,40 @@ def test_a_card_without_hints_is_hinted_by_the_signals_its_concepts_fire(
     assert row["rejection"] == rejection
 
 
+BACKFILL_CARD = plain_card(
+    "Backfill in batches",
+    "Run a backfill in small batches with a checkpoint, so it can stop and resume.",
+    ["backfill"],
+    "data",
+    ["running a backfill"],
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "rejection", "signals"),
+    [
+        # "Back-populate" meets the trigger through the backfill concept, and the fill of 12M
+        # historical rows fires data_migration on more words than that synonym: a second witness.
+        ("Back-populate tax_region on the 12M historical invoices.", "", True),
+        # The synonym alone: one piece of evidence.
+        ("Back-populate tax_region on the invoice screen.", "insufficient_evidence", False),
+    ],
+    ids=["signal-on-other-words", "synonym-alone"],
+)
+def test_a_card_met_through_a_synonym_is_witnessed_by_the_signals_its_concepts_fire(
+    data_dir: Path, prompt: str, rejection: str, signals: bool
+) -> None:
+    """A card written without engine_hints and met through a synonym of its phrase, with no
+    description overlap to back it, takes a signal its concepts imply, fired on other words, as
+    the second family that admits it."""
+    write_library(data_dir, {"backfill-in-batches": BACKFILL_CARD, "archive-host-names": HOST_CARD})
+    doc = explain(data_dir, prompt)
+    row = {c["id"]: c for c in doc["diagnostics"]["candidates"]}["backfill-in-batches"]
+    implied = [e["detail"] for e in row["evidence"] if e["family"] == "signals"]
+    assert implied == (["data_migration (implied by the card's concepts)"] if signals else [])
+    assert row["rejection"] == rejection
+
+
 ROUTED_WIPE_CARD = {
     **WIPE_CARD,
     "summary": "Wiping a storage volume or a bucket cannot be undone: list what goes, show the"
