@@ -4811,10 +4811,14 @@ def test_a_card_met_through_a_synonym_is_witnessed_by_the_signals_its_concepts_f
 
 ROUTED_WIPE_CARD = {
     **WIPE_CARD,
-    "summary": "Wiping a storage volume or a bucket cannot be undone: list what goes, show the"
+    "title": "Ask before retiring anything",
+    "summary": "Retiring a storage volume or a bucket cannot be undone: list what goes, show the"
     " size, wait for a yes, note who asked, keep the last snapshot for a week and tell the owners"
     " of every dashboard that read from it.",
     "engine_hints": {"positive": ["force_push"]},
+    # "wipe" is a delete word, as "Clear out" is: the card says neither, to be met by the rest
+    # of its description alone.
+    "recall": {"triggers": ["volume sign-off checklist"], "topics": ["safety"]},
 }
 
 
