@@ -609,27 +609,18 @@ def assess_card(
     loose = not close and (
         anchors == {"coverage"} or (env.long_prompt and not env.multi_task and anchors == {"exact"})
     )
-    # A card written without engine_hints and met by its description alone, or by a phrase met
-    # through a synonym, is hinted by the signals its description implies: the prompt's matter
-    # is in the card's area. Met through a synonym, it is weighed once the overlap is known.
+    # A card written without engine_hints and met by its description alone is hinted by the
+    # signals its description implies: the prompt's matter is in the card's area.
+    unhinted = not (c.hints_positive or c.hints_required_all)
     implied = (
         _implied_signals(card, registry, env)
-        if not (c.hints_positive or c.hints_required_all)
-        and (
-            best[1] == "concepts" or (best[2] is None and any(i.family == "overlap" for i in items))
-        )
+        if best[2] is None and unhinted and any(i.family == "overlap" for i in items)
         else ()
     )
-    synonym_implied = bool(implied) and best[2] is not None
-    if hinted or (implied and not synonym_implied):
+    if hinted or implied:
         strongest = max([strongest, *(s.weight for s in implied)])
-        items.append(
-            EvidenceItem(
-                "signals",
-                min(params.SIGNAL_MAX, strongest * params.SIGNAL_FACTOR),
-                ",".join(hinted) if hinted else ",".join(s.id for s in implied) + IMPLIED_NOTE,
-            )
-        )
+        detail = ",".join(hinted) if hinted else ",".join(s.id for s in implied) + IMPLIED_NOTE
+        items.append(_signal_evidence(strongest, detail))
 
     share, ignored = _ignore_cover(card, env, weight)
     penalty = params.IGNORE_FUZZY_PENALTY * share
@@ -663,19 +654,18 @@ def assess_card(
         for i in items
     ]
     solid = {i.family for i in items if i.strength >= params.FAMILY_MIN_STRENGTH} - echo
-    if synonym_implied and "overlap" not in solid:
+    if best[1] == "concepts" and unhinted and "overlap" not in solid:
         # Met through a synonym with no description backing the phrase: the signals its
         # description implies are the second witness that the prompt is in its area. Beside a
         # description that backs it, they would say that area again, and count for nothing.
-        items.append(
-            EvidenceItem(
-                "signals",
-                min(params.SIGNAL_MAX, max(s.weight for s in implied) * params.SIGNAL_FACTOR),
-                ",".join(s.id for s in implied) + IMPLIED_NOTE,
+        implied = _implied_signals(card, registry, env)
+        if implied:
+            strongest = max(s.weight for s in implied)
+            items.append(
+                _signal_evidence(strongest, ",".join(s.id for s in implied) + IMPLIED_NOTE)
             )
-        )
-        if items[-1].strength >= params.FAMILY_MIN_STRENGTH:
-            solid.add("signals")
+            if items[-1].strength >= params.FAMILY_MIN_STRENGTH:
+                solid.add("signals")
     raw = 100.0 * noisy_or(i.strength for i in items)
     score = int(round(max(0.0, raw - penalty)))
     if best[3]:
@@ -769,7 +759,7 @@ def assess_card(
         strong_anchor=strong,
         rejection=rejection,
         lone_phrase=lone_phrase,
-        implied_signals=any(IMPLIED_NOTE in i.detail for i in items),
+        implied_signals=bool(implied),
         loose_anchor=loose,
         close_description=close,
         cosine=cosine,
@@ -786,6 +776,11 @@ def described_signals(card: IndexedCard, registry: Registry) -> dict[str, Signal
         for signal in registry.concept_signals(unit.removeprefix(CONCEPT_PREFIX))
         if signal.weight >= params.HINTED_SIGNAL_MIN_WEIGHT
     }
+
+
+def _signal_evidence(weight: float, detail: str) -> EvidenceItem:
+    """The signals family at a fired signal's weight (SIGNAL_FACTOR, up to SIGNAL_MAX)."""
+    return EvidenceItem("signals", min(params.SIGNAL_MAX, weight * params.SIGNAL_FACTOR), detail)
 
 
 def _implied_signals(card: IndexedCard, registry: Registry, env: Envelope) -> tuple[Signal, ...]:
